@@ -1,0 +1,3 @@
+from reservation_lab.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,120 @@
+"""Concurrent bursts: N reservation requests released together, retried safely with the same requestId."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from reservation_lab.errors import LabError
+
+RETRY_STATUSES = frozenset({500, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One HTTP attempt of a request: when it was sent and answered, and how."""
+
+    sent: float
+    answered: float
+    status_code: int | None
+    error: str | None = None
+
+
+@dataclass
+class Decision:
+    """The final answer to one requestId, with every attempt it took."""
+
+    request_id: str
+    seats: int
+    status_code: int | None = None
+    body: dict[str, Any] = field(default_factory=dict)
+    attempts: list[Attempt] = field(default_factory=list)
+
+    @property
+    def status(self) -> str | None:
+        return self.body.get("status")
+
+    @property
+    def reserved(self) -> int | None:
+        return self.body.get("reserved")
+
+    @property
+    def decided(self) -> bool:
+        return self.status_code in (201, 409)
+
+
+def request_ids(size: int, prefix: str = "request") -> list[str]:
+    """`request-1` … `request-N`, the seeds' naming."""
+    return [f"{prefix}-{i}" for i in range(1, size + 1)]
+
+
+async def _send_one(
+    client: httpx.AsyncClient,
+    barrier: asyncio.Barrier,
+    url: str,
+    decision: Decision,
+    max_attempts: int,
+    origin: float,
+) -> Decision:
+    await barrier.wait()  # every request is built and waiting; release them together
+    payload = {"requestId": decision.request_id, "seats": decision.seats}
+    for attempt in range(1, max_attempts + 1):
+        sent = time.perf_counter() - origin
+        try:
+            response = await client.post(url, json=payload)
+        except httpx.TransportError as exc:
+            decision.attempts.append(Attempt(sent, time.perf_counter() - origin, None, type(exc).__name__))
+        else:
+            answered = time.perf_counter() - origin
+            decision.attempts.append(Attempt(sent, answered, response.status_code))
+            decision.status_code = response.status_code
+            try:
+                decision.body = response.json()
+            except ValueError:
+                decision.body = {"error": "non_json_response", "text": response.text[:200]}
+            if response.status_code not in RETRY_STATUSES:
+                return decision
+        if attempt < max_attempts:
+            await asyncio.sleep(0.05 * 2**attempt)  # replay makes the retry safe: same requestId
+    return decision
+
+
+async def send_burst(
+    base_url: str,
+    workshop: str,
+    size: int = 10,
+    seats: int | list[int] = 1,
+    prefix: str = "request",
+    ids: list[str] | None = None,
+    max_attempts: int = 4,
+    timeout: float = 30.0,
+) -> list[Decision]:
+    """Send `size` reservations at once (all in flight together) and return every decision.
+
+    Await it in a notebook cell; from plain Python use `send_burst_sync`.
+    """
+    ids = ids or request_ids(size, prefix)
+    seat_list = seats if isinstance(seats, list) else [seats] * len(ids)
+    if len(seat_list) != len(ids):
+        raise LabError(f"{len(ids)} requests but {len(seat_list)} seat counts were given; pass one per request.")
+    decisions = [Decision(request_id, n) for request_id, n in zip(ids, seat_list, strict=True)]
+    url = f"{base_url.rstrip('/')}/workshops/{workshop}/reservations"
+    limits = httpx.Limits(max_connections=len(ids), max_keepalive_connections=len(ids))
+    barrier = asyncio.Barrier(len(ids))
+    origin = time.perf_counter()
+    async with httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=False) as client:
+        await asyncio.gather(*(_send_one(client, barrier, url, d, max_attempts, origin) for d in decisions))
+    return decisions
+
+
+def send_burst_sync(*args: Any, **kwargs: Any) -> list[Decision]:
+    """`send_burst` for scripts and tests (not inside a running event loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(send_burst(*args, **kwargs))
+    raise LabError("An event loop is already running (a notebook kernel); use `await send_burst(...)` instead.")

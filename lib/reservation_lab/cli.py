@@ -1,0 +1,45 @@
+"""Command line: `python -m reservation_lab <command>`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from reservation_lab.errors import InvariantError, LabError
+
+
+def _local(args: argparse.Namespace) -> int:
+    from reservation_lab.local_lab import run_local_lab
+
+    report = run_local_lab(workdir=args.workdir, workshop=args.workshop, burst_size=args.burst_size, port=args.port)
+    print("\nInvariant summary (local):")
+    print(json.dumps({"summary": report.summary, "statusAfterBurst": report.status_after_burst,
+                      "statusAfterRestart": report.status_after_restart,
+                      "replayed": report.replay.get("replayed"), "finalStatus": report.final_status}, indent=2))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="reservation_lab", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    local = sub.add_parser("local", help="run steps 2–4 of the lab on a local wrangler dev and check the invariants")
+    local.add_argument("--workdir", help="folder for this run's config, state and logs (default: .runs/<name>)")
+    local.add_argument("--workshop", default="launch-day")
+    local.add_argument("--burst-size", type=int, default=10)
+    local.add_argument("--port", type=int, default=0, help="0 picks a free loopback port")
+    local.set_defaults(func=_local)
+    run = sub.add_parser("run", help="the course's main job on the local default (currently: the local lab)",
+                         parents=[], add_help=True)
+    for action in local._actions[1:]:
+        run._add_action(action)
+    run.set_defaults(func=_local)
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except LabError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except InvariantError as exc:
+        print(f"invariant broken: {exc}", file=sys.stderr)
+        return 1

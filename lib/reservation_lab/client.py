@@ -1,0 +1,56 @@
+"""A small HTTP client for the reservation Worker's routes (loopback or a deployed URL)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An HTTP answer: status code and JSON body."""
+
+    status_code: int
+    body: dict[str, Any]
+
+
+class LabClient:
+    """Synchronous client for /health, /workshops/<name>/status and /workshops/<name>/reservations."""
+
+    def __init__(self, base_url: str, timeout: float = 10.0, transport: httpx.BaseTransport | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._http = httpx.Client(base_url=self.base_url, timeout=timeout, trust_env=False, transport=transport)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> LabClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _reply(self, response: httpx.Response) -> Reply:
+        return Reply(response.status_code, response.json())
+
+    def health(self) -> Reply:
+        return self._reply(self._http.get("/health"))
+
+    def status(self, workshop: str) -> dict[str, Any]:
+        """The durable totals of a workshop; raises on anything but 200."""
+        reply = self._reply(self._http.get(f"/workshops/{workshop}/status"))
+        if reply.status_code != 200:
+            raise RuntimeError(f"status of {workshop!r} answered {reply.status_code}: {reply.body}")
+        return reply.body
+
+    def reserve(self, workshop: str, request_id: str, seats: int = 1) -> Reply:
+        """One reservation attempt; 201 accepted, 409 rejected, 4xx for bad input."""
+        return self._reply(
+            self._http.post(f"/workshops/{workshop}/reservations", json={"requestId": request_id, "seats": seats})
+        )
+
+    def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """A raw request, for exploring bad input."""
+        return self._http.request(method, path, **kwargs)

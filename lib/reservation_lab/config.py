@@ -1,0 +1,127 @@
+"""A run's own folder and its wrangler configs (main and cleanup)."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from reservation_lab.errors import LabError
+from reservation_lab.paths import RUNS_DIR, WORKER_SRC
+
+RUN_PREFIX = "labex-c10-o03-"
+RUN_NAME = re.compile(r"^labex-c10-o03-[0-9a-f]{12}$")
+COMPATIBILITY_DATE = "2026-09-18"
+BINDING = "WORKSHOPS"
+CLASS_NAME = "WorkshopReservations"
+WORKER_FILES = ("index.js", "validation.js")
+
+
+def new_run_name() -> str:
+    """A unique Worker name: the lab prefix and 12 random hex digits."""
+    return RUN_PREFIX + secrets.token_hex(6)
+
+
+def check_run_name(name: str) -> str:
+    """Return name if it is a name this lab generates, else refuse."""
+    if not RUN_NAME.fullmatch(name):
+        raise LabError(f"{name!r} is not a lab run name (expected {RUN_PREFIX} and 12 hex digits); refusing to touch it.")
+    return name
+
+
+@dataclass(frozen=True)
+class RunFolder:
+    """Everything one run writes: config, Worker source copy, state, logs, responses."""
+
+    root: Path
+    name: str
+
+    @property
+    def config(self) -> Path:
+        return self.root / "wrangler.jsonc"
+
+    @property
+    def cleanup_config(self) -> Path:
+        return self.root / "wrangler.cleanup.jsonc"
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / "local-state"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.root / "logs"
+
+
+def create_run_folder(workdir: str | Path | None = None, name: str | None = None) -> RunFolder:
+    """Create a run folder (default: .runs/<name> in the repo) with a copy of the Worker source."""
+    name = check_run_name(name or new_run_name())
+    root = Path(workdir).expanduser().resolve() if workdir else RUNS_DIR / name
+    (root / "src").mkdir(parents=True, exist_ok=True)
+    (root / "logs").mkdir(exist_ok=True)
+    for file in WORKER_FILES:
+        shutil.copyfile(WORKER_SRC / file, root / "src" / file)
+    return RunFolder(root=root, name=name)
+
+
+def wrangler_config(name: str, account_id: str | None = None) -> dict:
+    """The lab's wrangler.jsonc content for Worker `name`."""
+    config: dict = {"name": check_run_name(name)}
+    if account_id:
+        config["account_id"] = account_id
+    config.update(
+        {
+            "main": "src/index.js",
+            "compatibility_date": COMPATIBILITY_DATE,
+            "workers_dev": True,
+            "preview_urls": False,
+            "observability": {"enabled": True, "head_sampling_rate": 1},
+            "durable_objects": {"bindings": [{"name": BINDING, "class_name": CLASS_NAME}]},
+            "exports": {CLASS_NAME: {"type": "durable-object", "storage": "sqlite"}},
+        }
+    )
+    return config
+
+
+def cleanup_config(name: str, account_id: str | None = None) -> dict:
+    """The tombstone config: the stateless cleanup entry and the class namespace marked deleted."""
+    config: dict = {"name": check_run_name(name)}
+    if account_id:
+        config["account_id"] = account_id
+    config.update(
+        {
+            "main": "src/cleanup.js",
+            "compatibility_date": COMPATIBILITY_DATE,
+            "workers_dev": True,
+            "preview_urls": False,
+            "exports": {CLASS_NAME: {"type": "durable-object", "state": "deleted"}},
+        }
+    )
+    return config
+
+
+def _write_jsonc(path: Path, config: dict) -> Path:
+    path.write_text(json.dumps(config, indent=2) + "\n")
+    return path
+
+
+def write_wrangler_config(run: RunFolder, account_id: str | None = None) -> Path:
+    """Write the run's wrangler.jsonc; the account ID goes to the file only, never to output."""
+    return _write_jsonc(run.config, wrangler_config(run.name, account_id))
+
+
+def write_cleanup_config(run: RunFolder, account_id: str | None = None) -> Path:
+    """Write src/cleanup.js and wrangler.cleanup.jsonc for exactly this run's Worker."""
+    shutil.copyfile(WORKER_SRC / "cleanup.js", run.root / "src" / "cleanup.js")
+    return _write_jsonc(run.cleanup_config, cleanup_config(run.name, account_id))
+
+
+def redacted(config: dict) -> dict:
+    """A copy fit for display: the account ID is replaced by a placeholder."""
+    shown = dict(config)
+    if "account_id" in shown:
+        shown["account_id"] = "<hidden>"
+    return shown

