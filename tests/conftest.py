@@ -1,0 +1,86 @@
+"""Shared fixtures: run folders and real `wrangler dev` servers that are proven gone afterwards."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from reservation_lab.client import LabClient
+from reservation_lab.config import RunFolder, create_run_folder, write_wrangler_config
+from reservation_lab.devserver import DevServer, start_dev_server
+from reservation_lab.ports import port_is_free
+from reservation_lab.processes import group_members
+
+
+@pytest.fixture
+def run_folder(tmp_path: Path) -> RunFolder:
+    run = create_run_folder(tmp_path / "run")
+    write_wrangler_config(run)
+    return run
+
+
+@pytest.fixture
+def dev_server_factory(run_folder: RunFolder) -> Iterator[Callable[..., DevServer]]:
+    """Start real dev servers on free loopback ports; afterwards assert no process and no port is left."""
+    started: list[DevServer] = []
+
+    def start(run: RunFolder | None = None, **kwargs) -> DevServer:
+        server = start_dev_server(run or run_folder, **kwargs)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+    for server in started:
+        assert group_members(server.pgid) == [], f"dev server group {server.pgid} left processes behind"
+        assert port_is_free(server.port), f"port {server.port} still in use after stop"
+        assert server.watchdog.poll() is not None, "the watchdog is still running"
+
+
+@pytest.fixture
+def dev_server(dev_server_factory: Callable[..., DevServer]) -> DevServer:
+    return dev_server_factory()
+
+
+@pytest.fixture
+def client(dev_server: DevServer) -> Iterator[LabClient]:
+    with LabClient(dev_server.base_url) as lab_client:
+        yield lab_client
+
+
+def lab_processes() -> list[str]:
+    """Command lines of wrangler/workerd/watchdog processes started from this checkout."""
+    from reservation_lab.paths import REPO_ROOT
+
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state == "Z":
+            continue
+        ours = str(REPO_ROOT / "worker" / "node_modules") in cmdline or "reservation_lab.watchdog" in cmdline
+        if ours and ("workerd" in cmdline or " dev " in cmdline or "watchdog" in cmdline):
+            found.append(f"{entry.name}: {cmdline[:160]}")
+    return found
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """After the suite no wrangler dev, workerd or watchdog of this checkout may be left running."""
+    import time
+
+    deadline = time.monotonic() + 10
+    left = lab_processes()
+    while left and time.monotonic() < deadline:
+        time.sleep(0.2)
+        left = lab_processes()
+    if left:
+        print("\nLEAK: processes left after the test session:\n" + "\n".join(left))
+        session.exitstatus = 1
