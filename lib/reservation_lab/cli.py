@@ -20,6 +20,18 @@ def _local(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run(args: argparse.Namespace) -> int:
+    from reservation_lab.course_run import run_course
+
+    report = run_course(language=args.language, workdir=args.workdir, workshop=args.workshop,
+                        burst_size=args.burst_size, port=args.port, cloud=args.cloud, account_name=args.account_name)
+    print(f"\nInvariant summary ({'cloud' if args.cloud else 'local'}, notebook {args.language}):")
+    print(json.dumps({key: report[key] for key in ("summary", "status_after_burst", "status_after_restart",
+                                                   "replayed", "final_status")}, indent=2))
+    print(f"executed notebook: {report['notebook']}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="reservation_lab", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -29,11 +41,15 @@ def main(argv: list[str] | None = None) -> int:
     local.add_argument("--burst-size", type=int, default=10)
     local.add_argument("--port", type=int, default=0, help="0 picks a free loopback port")
     local.set_defaults(func=_local)
-    run = sub.add_parser("run", help="the course's main job on the local default (currently: the local lab)",
-                         parents=[], add_help=True)
-    for action in local._actions[1:]:
-        run._add_action(action)
-    run.set_defaults(func=_local)
+    run = sub.add_parser("run", help="execute the course notebook with papermill (local default) and print the invariants")
+    run.add_argument("--language", default="de", help="notebook language: de, pt or es")
+    run.add_argument("--workdir", help="run folder for config, state, logs and the executed notebook")
+    run.add_argument("--workshop", default="launch-day")
+    run.add_argument("--burst-size", type=int, default=10)
+    run.add_argument("--port", type=int, default=0, help="0 picks a free loopback port")
+    run.add_argument("--cloud", action="store_true", help="also run steps 5-7 against your Cloudflare account")
+    run.add_argument("--account-name", default="LabEx Learning")
+    run.set_defaults(func=_run)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

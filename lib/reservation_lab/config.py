@@ -58,8 +58,11 @@ class RunFolder:
 
 def create_run_folder(workdir: str | Path | None = None, name: str | None = None) -> RunFolder:
     """Create a run folder (default: .runs/<name> in the repo) with a copy of the Worker source."""
+    root = Path(workdir).expanduser().resolve() if workdir else None
+    if name is None and root is not None and RUN_NAME.fullmatch(root.name):
+        name = root.name  # a folder named like a run keeps its name as the Worker name
     name = check_run_name(name or new_run_name())
-    root = Path(workdir).expanduser().resolve() if workdir else RUNS_DIR / name
+    root = root or RUNS_DIR / name
     (root / "src").mkdir(parents=True, exist_ok=True)
     (root / "logs").mkdir(exist_ok=True)
     for file in WORKER_FILES:

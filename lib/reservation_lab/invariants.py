@@ -115,3 +115,14 @@ def check_equal(label: str, actual: Any, expected: Any) -> None:
     """Assert actual == expected with a message naming what was compared."""
     if actual != expected:
         fail(f"{label}: expected {expected}, got {actual}.")
+
+
+def totals_after(status: Mapping[str, int], late: Summary) -> dict[str, int]:
+    """The durable totals expected after one more one-seat request, given its expected summary."""
+    return {
+        "capacity": status["capacity"],
+        "reserved": late.highestReserved,
+        "acceptedRequests": status["acceptedRequests"] + late.accepted,
+        "rejectedRequests": status["rejectedRequests"] + late.rejected,
+        "acceptedSeats": late.highestReserved,
+    }

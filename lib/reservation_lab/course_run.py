@@ -1,0 +1,46 @@
+"""Execute a course notebook with papermill into its run folder: the course's main job."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from reservation_lab.config import new_run_name
+from reservation_lab.errors import LabError
+from reservation_lab.notebooks import languages, notebook_path
+from reservation_lab.paths import RUNS_DIR
+
+
+def run_course(
+    language: str = "de",
+    workdir: str | Path | None = None,
+    workshop: str = "launch-day",
+    burst_size: int = 10,
+    port: int = 0,
+    cloud: bool = False,
+    account_name: str = "LabEx Learning",
+    log_output: bool = True,
+) -> dict[str, Any]:
+    """Run notebooks/<language>/ top to bottom; return the report the notebook wrote."""
+    import papermill
+
+    known = [prose.language for prose in languages()]
+    if language not in known:
+        raise LabError(f"There is no notebook in language {language!r}; choose one of {', '.join(known)}.")
+    root = Path(workdir).expanduser().resolve() if workdir else RUNS_DIR / new_run_name()
+    root.mkdir(parents=True, exist_ok=True)
+    output = root / f"concurrent-reservations.{language}.ipynb"
+    parameters = {"cloud": cloud, "account_name": account_name, "workshop": workshop, "burst_size": burst_size,
+                  "port": port, "workdir": str(root), "language": language}
+    try:
+        papermill.execute_notebook(
+            str(notebook_path(language)), str(output), parameters=parameters, kernel_name="python3",
+            log_output=log_output, progress_bar=False, cwd=str(notebook_path(language).parent),
+        )
+    except papermill.PapermillExecutionError as exc:
+        raise LabError(f"The notebook stopped at cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
+                       f"(executed notebook: {output}).") from None
+    report = json.loads((root / "report.json").read_text())
+    report["notebook"] = str(output)
+    return report

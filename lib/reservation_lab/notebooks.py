@@ -1,0 +1,198 @@
+"""Build the course notebooks (one per language) from one source, and record their reference outputs.
+
+    python -m reservation_lab.notebooks build            write notebooks/<lang>/concurrent-reservations.ipynb
+    python -m reservation_lab.notebooks check            exit 1 if a committed notebook is not in sync
+    python -m reservation_lab.notebooks execute [LANG]   run them for real and store scrubbed reference outputs
+
+Code cells come from notebooks/source/cells.yml and are identical in every language (only the
+parameters cell's `language` literal differs); prose comes from notebooks/source/prose/<lang>.md.
+Adding a language means adding its prose file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import yaml
+
+from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
+from reservation_lab.redact import redact
+
+SOURCE_DIR = NOTEBOOKS_DIR / "source"
+NOTEBOOK_NAME = "concurrent-reservations.ipynb"
+CHECK_TAG = "nbval-check-output"
+MARKER = re.compile(r"^<!-- ([a-z0-9-]+) -->$")
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+@dataclass(frozen=True)
+class Prose:
+    """One language's prose: its code, display name and one Markdown text per key."""
+
+    language: str
+    name: str
+    cells: dict[str, str]
+
+
+def load_cells(source_dir: Path = SOURCE_DIR) -> list[dict]:
+    return yaml.safe_load((source_dir / "cells.yml").read_text())
+
+
+def load_prose(path: Path) -> Prose:
+    """Parse a prose file: front matter, then `<!-- key -->` sections."""
+    text = path.read_text()
+    if not text.startswith("---\n"):
+        raise ValueError(f"{path}: missing front matter")
+    front, body = text[4:].split("\n---\n", 1)
+    meta = yaml.safe_load(front)
+    cells: dict[str, str] = {}
+    key = None
+    lines: list[str] = []
+    for line in body.splitlines():
+        match = MARKER.match(line)
+        if match:
+            if key is not None:
+                cells[key] = "\n".join(lines).strip()
+            key = match.group(1)
+            if key in cells:
+                raise ValueError(f"{path}: prose key {key!r} appears twice")
+            lines = []
+        elif key is not None:
+            lines.append(line)
+        elif line.strip():
+            raise ValueError(f"{path}: text before the first <!-- key --> marker")
+    if key is not None:
+        cells[key] = "\n".join(lines).strip()
+    return Prose(language=meta["language"], name=meta["name"], cells=cells)
+
+
+def languages(source_dir: Path = SOURCE_DIR) -> list[Prose]:
+    return [load_prose(path) for path in sorted((source_dir / "prose").glob("*.md"))]
+
+
+def notebook_path(language: str) -> Path:
+    return NOTEBOOKS_DIR / language / NOTEBOOK_NAME
+
+
+def build_notebook(cells: list[dict], prose: Prose, previous: nbformat.NotebookNode | None = None):
+    """The notebook for one language; outputs of unchanged code cells are kept from `previous`."""
+    keys = [cell["prose"] for cell in cells if "prose" in cell]
+    missing = [key for key in keys if key not in prose.cells]
+    extra = [key for key in prose.cells if key not in keys]
+    if missing or extra:
+        raise ValueError(f"prose/{prose.language}.md: missing keys {missing}, unknown keys {extra}")
+    kept = {cell.id: cell for cell in previous.cells if cell.cell_type == "code"} if previous else {}
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    for cell in cells:
+        if "prose" in cell:
+            nb.cells.append(nbformat.v4.new_markdown_cell(prose.cells[cell["prose"]], id=f"md-{cell['prose']}"))
+            continue
+        source = cell["code"].rstrip("\n")
+        tags = list(cell.get("tags", []))
+        if "parameters" in tags:
+            source = re.sub(r'^language = ".*"$', f'language = "{prose.language}"', source, flags=re.MULTILINE)
+        if cell.get("check"):
+            tags.append(CHECK_TAG)
+        code = nbformat.v4.new_code_cell(source, id=cell["id"])
+        code.metadata = {"tags": tags} if tags else {}
+        old = kept.get(cell["id"])
+        if old is not None and old.source == source:
+            code.outputs = old.outputs
+        nb.cells.append(code)
+    nbformat.validate(nb)
+    return nb
+
+
+def render(nb) -> str:
+    return nbformat.writes(nb, version=4) + "\n"
+
+
+def read_existing(path: Path):
+    return nbformat.read(path, as_version=4) if path.exists() else None
+
+
+def build(check_only: bool = False) -> list[Path]:
+    """Write every language's notebook; with check_only, return the ones that are out of sync."""
+    cells = load_cells()
+    stale = []
+    for prose in languages():
+        path = notebook_path(prose.language)
+        text = render(build_notebook(cells, prose, read_existing(path)))
+        if path.exists() and path.read_text() == text:
+            continue
+        stale.append(path)
+        if not check_only:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    return stale
+
+
+def scrub_text(text: str, workdirs: list[Path]) -> str:
+    """Remove secrets and local paths from an output text."""
+    for workdir in workdirs:
+        text = text.replace(str(workdir), "<workdir>")
+    text = text.replace(str(REPO_ROOT), "<repo>")
+    return redact(text)
+
+
+def scrub_outputs(nb, workdirs: list[Path]) -> None:
+    """Deterministic, secret-free outputs: no execution counts, no timing metadata, no local paths."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        cell.execution_count = None
+        cell.metadata = {"tags": cell.metadata["tags"]} if cell.metadata.get("tags") else {}
+        for output in cell.outputs:
+            if "execution_count" in output:
+                output.execution_count = None
+            if "metadata" in output:
+                output.metadata = {}
+            if output.output_type == "stream":
+                output.text = scrub_text(output.text, workdirs)
+            elif "data" in output:
+                output.data = {kind: scrub_text(value, workdirs) if isinstance(value, str) else value
+                               for kind, value in output.data.items()}
+
+
+def execute(language: str, timeout: int = 600) -> Path:
+    """Run one notebook top to bottom for real (local mode) and store its scrubbed outputs."""
+    from nbclient import NotebookClient
+
+    path = notebook_path(language)
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    scrub_outputs(nb, [])
+    nbformat.validate(nb)
+    path.write_text(render(nb))
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m reservation_lab.notebooks", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["build", "check", "execute"])
+    parser.add_argument("languages", nargs="*", help="languages to execute (default: all)")
+    args = parser.parse_args(argv)
+    if args.command == "check":
+        stale = build(check_only=True)
+        for path in stale:
+            print(f"not in sync with notebooks/source: {path.relative_to(REPO_ROOT)}", file=sys.stderr)
+        return 1 if stale else 0
+    for path in build():
+        print(f"wrote {path.relative_to(REPO_ROOT)}")
+    if args.command == "execute":
+        for language in args.languages or [prose.language for prose in languages()]:
+            print(f"executed {execute(language).relative_to(REPO_ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,214 @@
+"""Run names, run folders and the wrangler configs (main and cleanup) a run writes."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from reservation_lab.config import (
+    RunFolder,
+    check_run_name,
+    create_run_folder,
+    new_run_name,
+    redacted,
+    wrangler_config,
+    write_cleanup_config,
+    write_wrangler_config,
+)
+from reservation_lab.errors import LabError
+from reservation_lab.paths import WORKER_DIR, WORKER_SRC
+
+NAME_SHAPE = re.compile(r"^labex-c10-o03-[0-9a-f]{12}$")
+ACCOUNT_ID = "0123456789abcdef0123456789abcdef"
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> RunFolder:
+    """A fresh run folder inside the test's tmp dir."""
+    return create_run_folder(tmp_path / "run")
+
+
+def _read_json(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def test_new_run_name_has_the_lab_shape() -> None:
+    """Every generated name is the lab prefix and 12 lower-case hex digits."""
+    for _ in range(50):
+        assert NAME_SHAPE.fullmatch(new_run_name())
+
+
+def test_new_run_name_is_unique_over_1000_calls() -> None:
+    """1000 names, 1000 different Workers."""
+    names = [new_run_name() for _ in range(1000)]
+    assert len(set(names)) == 1000
+    assert all(NAME_SHAPE.fullmatch(name) for name in names)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "labex-c10-o03-0123456789ab",
+        "labex-c10-o03-000000000000",
+        "labex-c10-o03-ffffffffffff",
+    ],
+)
+def test_check_run_name_accepts_lab_names(name: str) -> None:
+    """A lab-shaped name is returned unchanged."""
+    assert check_run_name(name) == name
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param("labex-c10-o04-0123456789ab", id="wrong-prefix"),
+        pytest.param("my-worker-0123456789ab", id="other-prefix"),
+        pytest.param("labex-c10-o03-0123456789AB", id="upper-case-hex"),
+        pytest.param("labex-c10-o03-0123456789a", id="11-hex"),
+        pytest.param("labex-c10-o03-0123456789abc", id="13-hex"),
+        pytest.param("labex-c10-o03-0123456789ab\n", id="trailing-newline"),
+        pytest.param(" labex-c10-o03-0123456789ab", id="leading-space"),
+        pytest.param("labex-c10-o03-0123456789ag", id="non-hex"),
+        pytest.param("", id="empty"),
+    ],
+)
+def test_check_run_name_refuses_other_names(name: str) -> None:
+    """Anything the lab did not generate is refused with a LabError naming the expected shape."""
+    with pytest.raises(LabError, match="is not a lab run name"):
+        check_run_name(name)
+
+
+def test_create_run_folder_refuses_a_bad_name_before_writing(tmp_path: Path) -> None:
+    """A bad name is refused and nothing is created."""
+    with pytest.raises(LabError):
+        create_run_folder(tmp_path / "run", name="production-api")
+    assert not (tmp_path / "run").exists()
+
+
+def test_create_run_folder_copies_the_worker_source(run: RunFolder, tmp_path: Path) -> None:
+    """src/index.js and src/validation.js are byte-identical copies; logs/ exists; the name is lab-shaped."""
+    assert run.root == (tmp_path / "run").resolve()
+    assert NAME_SHAPE.fullmatch(run.name)
+    for file in ("index.js", "validation.js"):
+        copy = run.root / "src" / file
+        assert copy.read_bytes() == (WORKER_SRC / file).read_bytes()
+    assert run.logs_dir.is_dir()
+    assert not (run.root / "src" / "cleanup.js").exists(), "cleanup.js belongs to the cleanup config only"
+
+
+def test_run_folder_paths_stay_inside_the_root(run: RunFolder) -> None:
+    """Config, cleanup config, state and logs all live in the run's own folder."""
+    for path in (run.config, run.cleanup_config, run.state_dir, run.logs_dir):
+        assert path.parent == run.root
+    assert run.config.name == "wrangler.jsonc"
+    assert run.cleanup_config.name == "wrangler.cleanup.jsonc"
+
+
+def test_create_run_folder_with_a_given_name(tmp_path: Path) -> None:
+    """A given lab name is kept."""
+    run = create_run_folder(tmp_path / "named", name="labex-c10-o03-abcdefabcdef")
+    assert run.name == "labex-c10-o03-abcdefabcdef"
+
+
+def test_write_wrangler_config_content(run: RunFolder) -> None:
+    """The main config: Durable Object binding, SQLite export, observability, no preview URLs, no account."""
+    path = write_wrangler_config(run)
+    assert path == run.config
+    config = _read_json(path)  # .jsonc, but written as plain JSON
+    assert config == {
+        "name": run.name,
+        "main": "src/index.js",
+        "compatibility_date": "2026-09-18",
+        "workers_dev": True,
+        "preview_urls": False,
+        "observability": {"enabled": True, "head_sampling_rate": 1},
+        "durable_objects": {"bindings": [{"name": "WORKSHOPS", "class_name": "WorkshopReservations"}]},
+        "exports": {"WorkshopReservations": {"type": "durable-object", "storage": "sqlite"}},
+    }
+    assert "account_id" not in config
+    assert (run.root / config["main"]).is_file()
+
+
+def test_write_wrangler_config_matches_the_worker_template(run: RunFolder) -> None:
+    """Apart from the name and $schema, the generated config is the one in worker/wrangler.jsonc."""
+    lines = (WORKER_DIR / "wrangler.jsonc").read_text().splitlines()
+    template = json.loads("\n".join(line for line in lines if not line.strip().startswith("//")))
+    template.pop("$schema")
+    template.pop("name")
+    config = _read_json(write_wrangler_config(run))
+    config.pop("name")
+    assert config == template
+
+
+def test_account_id_only_when_given(run: RunFolder) -> None:
+    """account_id is written when given, and absent when not given or empty."""
+    assert _read_json(write_wrangler_config(run, account_id=ACCOUNT_ID))["account_id"] == ACCOUNT_ID
+    assert "account_id" not in _read_json(write_wrangler_config(run, account_id=None))
+    assert "account_id" not in _read_json(write_wrangler_config(run, account_id=""))
+    assert _read_json(write_cleanup_config(run, account_id=ACCOUNT_ID))["account_id"] == ACCOUNT_ID
+    assert "account_id" not in _read_json(write_cleanup_config(run))
+
+
+def test_wrangler_config_refuses_a_foreign_name() -> None:
+    """The config builder never writes a config for a Worker the lab did not name."""
+    with pytest.raises(LabError):
+        wrangler_config("production-api")
+
+
+def test_write_cleanup_config(run: RunFolder) -> None:
+    """The tombstone config: src/cleanup.js copied, the class marked deleted, the same Worker name."""
+    main = _read_json(write_wrangler_config(run))
+    path = write_cleanup_config(run)
+    assert path == run.cleanup_config
+    config = _read_json(path)
+    assert config["name"] == main["name"] == run.name
+    assert config["main"] == "src/cleanup.js"
+    assert (run.root / "src" / "cleanup.js").read_bytes() == (WORKER_SRC / "cleanup.js").read_bytes()
+    assert config["exports"] == {"WorkshopReservations": {"type": "durable-object", "state": "deleted"}}
+    assert config["compatibility_date"] == main["compatibility_date"]
+    assert "durable_objects" not in config
+    assert run.config.exists(), "writing the cleanup config must not touch the main config"
+    assert _read_json(run.config) == main
+
+
+def test_redacted_hides_account_id_without_mutating() -> None:
+    """redacted() returns a copy with the account ID replaced; the input keeps it."""
+    config = wrangler_config("labex-c10-o03-0123456789ab", account_id=ACCOUNT_ID)
+    before = json.dumps(config, sort_keys=True)
+    shown = redacted(config)
+    assert shown["account_id"] != ACCOUNT_ID
+    assert ACCOUNT_ID not in json.dumps(shown)
+    assert json.dumps(config, sort_keys=True) == before
+    assert config["account_id"] == ACCOUNT_ID
+    assert {k: v for k, v in shown.items() if k != "account_id"} == {
+        k: v for k, v in config.items() if k != "account_id"
+    }
+
+
+def test_redacted_without_account_id_is_an_equal_copy() -> None:
+    """Nothing to hide: an equal dict, not the same object."""
+    config = wrangler_config("labex-c10-o03-0123456789ab")
+    shown = redacted(config)
+    assert shown == config
+    assert shown is not config
+    assert "account_id" not in shown
+
+
+def test_two_run_folders_never_share_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Default run folders (.runs/<name>) of two runs share no file or folder."""
+    monkeypatch.setattr("reservation_lab.config.RUNS_DIR", tmp_path / "runs")
+    first, second = create_run_folder(), create_run_folder()
+    assert first.name != second.name
+    assert first.root == tmp_path / "runs" / first.name
+    assert second.root == tmp_path / "runs" / second.name
+    first_paths = {first.root, first.config, first.cleanup_config, first.state_dir, first.logs_dir}
+    second_paths = {second.root, second.config, second.cleanup_config, second.state_dir, second.logs_dir}
+    assert first_paths.isdisjoint(second_paths)
+    assert not second.root.is_relative_to(first.root)
+    assert not first.root.is_relative_to(second.root)
+    write_wrangler_config(first)
+    write_wrangler_config(second)
+    assert _read_json(first.config)["name"] == first.name
+    assert _read_json(second.config)["name"] == second.name

@@ -1,0 +1,164 @@
+"""Finding Node 22 and the pinned wrangler, and the errors that say how to install them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from reservation_lab import toolchain
+from reservation_lab.errors import LabError, ToolchainError
+from reservation_lab.paths import WORKER_DIR
+from reservation_lab.toolchain import (
+    MIN_NODE_MAJOR,
+    find_toolchain,
+    node_major,
+    pinned_wrangler_version,
+)
+
+PINNED = "4.132.0"
+
+
+@pytest.fixture(autouse=True)
+def fresh_toolchain_cache() -> Iterator[None]:
+    """find_toolchain is lru_cached: start and end every test with an empty cache."""
+    find_toolchain.cache_clear()
+    yield
+    find_toolchain.cache_clear()
+
+
+@pytest.fixture
+def fake_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty worker folder holding only a copy of package.json, used as WORKER_DIR."""
+    worker = tmp_path / "worker"
+    worker.mkdir()
+    shutil.copyfile(WORKER_DIR / "package.json", worker / "package.json")
+    monkeypatch.setattr(toolchain, "WORKER_DIR", worker)
+    return worker
+
+
+def fake_wrangler(worker: Path, version: str) -> None:
+    """Lay out node_modules/wrangler as npm would, with the given version."""
+    package = worker / "node_modules" / "wrangler"
+    (package / "bin").mkdir(parents=True)
+    (package / "bin" / "wrangler.js").write_text("// not run by these tests\n")
+    (package / "package.json").write_text(json.dumps({"name": "wrangler", "version": version}))
+
+
+def fake_node(folder: Path, version: str) -> Path:
+    """An executable that answers `--version` like node would."""
+    node = folder / f"node-{version}"
+    node.write_text(f"#!/bin/sh\necho {version}\n")
+    node.chmod(0o755)
+    return node
+
+
+def test_pinned_wrangler_version() -> None:
+    """worker/package.json pins wrangler 4.132.0 exactly."""
+    assert pinned_wrangler_version() == PINNED
+
+
+def test_find_toolchain_finds_node_22_and_the_pinned_wrangler() -> None:
+    """The installed toolchain: Node >= 22 and wrangler exactly as pinned, from worker/node_modules."""
+    found = find_toolchain()
+    assert found.node.exists()
+    assert node_major(found.node) >= MIN_NODE_MAJOR == 22
+    assert found.wrangler_version == pinned_wrangler_version() == PINNED
+    assert found.wrangler_js == WORKER_DIR / "node_modules" / "wrangler" / "bin" / "wrangler.js"
+    assert found.wrangler_js.is_file()
+
+
+def test_find_toolchain_is_cached() -> None:
+    """Two calls return the same object (no second `node --version`)."""
+    assert find_toolchain() is find_toolchain()
+
+
+def test_wrangler_argv_runs_node_on_the_entry_script() -> None:
+    """wrangler_argv is node, wrangler.js, then the arguments; no npx."""
+    found = find_toolchain()
+    assert found.wrangler_argv("dev", "--port", "0") == [str(found.node), str(found.wrangler_js), "dev", "--port", "0"]
+
+
+def test_missing_wrangler_says_to_run_setup(fake_worker: Path) -> None:
+    """An empty worker folder: ToolchainError naming the folder and the setup command."""
+    with pytest.raises(ToolchainError) as caught:
+        find_toolchain()
+    message = str(caught.value)
+    assert "wrangler is not installed" in message
+    assert str(fake_worker) in message
+    assert "lab setup`" in message
+
+
+def test_wrong_wrangler_version_is_named(fake_worker: Path) -> None:
+    """Another installed version: the error names installed and pinned versions and the setup command."""
+    fake_wrangler(fake_worker, "4.0.0")
+    with pytest.raises(ToolchainError, match=r"wrangler 4\.0\.0 is installed but 4\.132\.0 is pinned.*lab setup`"):
+        find_toolchain()
+
+
+def test_fake_worker_with_the_pinned_version_is_accepted(fake_worker: Path) -> None:
+    """The same layout with the pinned version passes: the check is on the version, not the location."""
+    fake_wrangler(fake_worker, PINNED)
+    found = find_toolchain()
+    assert found.wrangler_js == fake_worker / "node_modules" / "wrangler" / "bin" / "wrangler.js"
+    assert found.wrangler_version == PINNED
+
+
+def test_no_node_says_to_run_setup(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No node anywhere: ToolchainError naming Node 22 and the setup command."""
+    monkeypatch.setattr(toolchain, "_node_candidates", lambda: [])
+    with pytest.raises(ToolchainError, match=r"Node\.js 22 or newer was not found.*lab setup`"):
+        find_toolchain()
+
+
+def test_only_an_old_node_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Node 20 on PATH does not count."""
+    old = fake_node(tmp_path, "v20.11.1")
+    monkeypatch.setattr(toolchain, "_node_candidates", lambda: [old])
+    with pytest.raises(ToolchainError, match="Node.js 22 or newer was not found"):
+        find_toolchain()
+
+
+def test_the_first_new_enough_node_is_chosen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Old candidates are skipped; the first Node >= 22 wins."""
+    old, new, newer = fake_node(tmp_path, "v20.11.1"), fake_node(tmp_path, "v22.20.0"), fake_node(tmp_path, "v24.1.0")
+    monkeypatch.setattr(toolchain, "_node_candidates", lambda: [old, new, newer])
+    assert find_toolchain().node == new
+
+
+def test_toolchain_error_is_a_lab_error() -> None:
+    """The CLI reports ToolchainError as a learner error (exit 2), not a traceback."""
+    assert issubclass(ToolchainError, LabError)
+
+
+@pytest.mark.parametrize(
+    ("answer", "major"),
+    [("v22.20.0", 22), ("v24.1.0", 24), ("v20.11.1", 20), ("not node", 0), ("", 0)],
+)
+def test_node_major(tmp_path: Path, answer: str, major: int) -> None:
+    """The major version from `node --version`; 0 when the answer is not a version."""
+    node = tmp_path / "node"
+    node.write_text(f"#!/bin/sh\necho '{answer}'\n")
+    node.chmod(0o755)
+    assert node_major(node) == major
+
+
+def test_node_major_of_a_missing_binary_is_zero(tmp_path: Path) -> None:
+    """A path that cannot run is version 0, not an exception."""
+    assert node_major(tmp_path / "no-such-node") == 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=FileNotFoundError,
+    reason="lib bug: find_toolchain reads node_modules/wrangler/package.json without checking it exists, so a "
+    "half-installed wrangler (interrupted npm ci) raises FileNotFoundError instead of a ToolchainError with the hint.",
+)
+def test_half_installed_wrangler_gives_a_toolchain_error(fake_worker: Path) -> None:
+    """bin/wrangler.js present but no package.json: still a ToolchainError that says to run setup."""
+    fake_wrangler(fake_worker, PINNED)
+    (fake_worker / "node_modules" / "wrangler" / "package.json").unlink()
+    with pytest.raises(ToolchainError, match="lab setup`"):
+        find_toolchain()
