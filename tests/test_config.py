@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from reservation_lab.config import (
     RunFolder,
     check_run_name,
@@ -110,6 +111,27 @@ def test_create_run_folder_with_a_given_name(tmp_path: Path) -> None:
     """A given lab name is kept."""
     run = create_run_folder(tmp_path / "named", name="labex-c10-o03-abcdefabcdef")
     assert run.name == "labex-c10-o03-abcdefabcdef"
+
+
+def test_a_folder_named_like_a_run_keeps_its_name(tmp_path: Path) -> None:
+    """A workdir named like a run (e.g. .runs/<name> reused) gives the Worker that name."""
+    run = create_run_folder(tmp_path / "labex-c10-o03-abcdefabcdef")
+    assert run.name == "labex-c10-o03-abcdefabcdef"
+    assert run.root.name == run.name
+
+
+def test_an_explicit_name_wins_over_the_folder_name(tmp_path: Path) -> None:
+    """name= is used even when the folder looks like another run."""
+    run = create_run_folder(tmp_path / "labex-c10-o03-abcdefabcdef", name="labex-c10-o03-000000000001")
+    assert run.name == "labex-c10-o03-000000000001"
+
+
+def test_a_folder_not_named_like_a_run_gets_a_fresh_name(tmp_path: Path) -> None:
+    """Folder names that are not run names (even near misses) never become Worker names."""
+    for folder in ("my-run", "labex-c10-o03-ABCDEFABCDEF", "labex-c10-o03-abc"):
+        run = create_run_folder(tmp_path / folder)
+        assert NAME_SHAPE.fullmatch(run.name)
+        assert run.name != folder
 
 
 def test_write_wrangler_config_content(run: RunFolder) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from reservation_lab.burst import Attempt, Decision
 from reservation_lab.errors import InvariantError
 from reservation_lab.invariants import (
@@ -17,6 +18,7 @@ from reservation_lab.invariants import (
     durable_view,
     expected_summary,
     summarize,
+    totals_after,
 )
 
 
@@ -321,3 +323,12 @@ def test_check_equal_names_what_was_compared() -> None:
 def test_invariant_error_is_an_assertion_error() -> None:
     """pytest and plain asserts treat a broken invariant as a failed assertion."""
     assert issubclass(InvariantError, AssertionError)
+
+
+def test_totals_after_one_more_request() -> None:
+    """After a burst filled the workshop, one more request is a rejection and nothing else changes."""
+    full = durable_view(status(4, 4, 6))
+    assert totals_after(full, expected_summary(1, reserved_before=4)) == {**full, "rejectedRequests": 7}
+    partly = durable_view(status(2, 2, 0))
+    assert totals_after(partly, expected_summary(1, reserved_before=2)) == {
+        "capacity": 4, "reserved": 3, "acceptedRequests": 3, "rejectedRequests": 0, "acceptedSeats": 3}

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from reservation_lab import toolchain
 from reservation_lab.errors import LabError, ToolchainError
 from reservation_lab.paths import WORKER_DIR
@@ -150,12 +151,6 @@ def test_node_major_of_a_missing_binary_is_zero(tmp_path: Path) -> None:
     assert node_major(tmp_path / "no-such-node") == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=FileNotFoundError,
-    reason="lib bug: find_toolchain reads node_modules/wrangler/package.json without checking it exists, so a "
-    "half-installed wrangler (interrupted npm ci) raises FileNotFoundError instead of a ToolchainError with the hint.",
-)
 def test_half_installed_wrangler_gives_a_toolchain_error(fake_worker: Path) -> None:
     """bin/wrangler.js present but no package.json: still a ToolchainError that says to run setup."""
     fake_wrangler(fake_worker, PINNED)

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from reservation_lab.config import RunFolder
 from reservation_lab.errors import LabError, WranglerError
 from reservation_lab.ports import LOOPBACK, free_port
@@ -73,12 +74,6 @@ def test_failing_subcommand_raises_with_check(tmp_path: Path) -> None:
     assert isinstance(caught.value, LabError)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lib bug: WranglerError keeps only the last 5 output lines, which for wrangler 4.132.0 are the "
-    "'If you think this is a bug' boilerplate and the log path; the actual error ('Could not read file: ...') "
-    "is cut off, so the message does not say what went wrong.",
-)
 def test_failure_message_says_what_went_wrong(tmp_path: Path) -> None:
     """The WranglerError message carries wrangler's [ERROR] line."""
     with pytest.raises(WranglerError) as caught:
@@ -163,12 +158,6 @@ def test_timeout_raises_and_leaves_no_process(run_folder: RunFolder, monkeypatch
     assert under == [], f"processes left in the run folder: {under}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lib bug: wrangler colours its error lines even with NO_COLOR=1 and FORCE_COLOR=0 (QUIET_ENV), and "
-    "run_wrangler does not strip ANSI escapes, so WranglerResult.output and WranglerError messages carry raw "
-    "escape codes such as ESC[31m.",
-)
 def test_failure_output_is_plain_text(tmp_path: Path) -> None:
     """What run_wrangler returns and echoes is plain text, fit for a log file or an error message."""
     result = run_wrangler("deploy", "--config", "does-not-exist.jsonc", "--dry-run",

@@ -97,7 +97,9 @@ async def send_burst(
 
     Await it in a notebook cell; from plain Python use `send_burst_sync`.
     """
-    ids = ids or request_ids(size, prefix)
+    ids = list(ids) if ids is not None else request_ids(size, prefix)
+    if not ids:
+        return []
     seat_list = seats if isinstance(seats, list) else [seats] * len(ids)
     if len(seat_list) != len(ids):
         raise LabError(f"{len(ids)} requests but {len(seat_list)} seat counts were given; pass one per request.")

@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     local.add_argument("--burst-size", type=int, default=10)
     local.add_argument("--port", type=int, default=0, help="0 picks a free loopback port")
     local.set_defaults(func=_local)
-    run = sub.add_parser("run", help="execute the course notebook with papermill (local default) and print the invariants")
+    run = sub.add_parser("run", help="execute the course notebook with papermill (local default), print the invariants")
     run.add_argument("--language", default="de", help="notebook language: de, pt or es")
     run.add_argument("--workdir", help="run folder for config, state, logs and the executed notebook")
     run.add_argument("--workshop", default="launch-day")

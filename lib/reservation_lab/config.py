@@ -28,7 +28,9 @@ def new_run_name() -> str:
 def check_run_name(name: str) -> str:
     """Return name if it is a name this lab generates, else refuse."""
     if not RUN_NAME.fullmatch(name):
-        raise LabError(f"{name!r} is not a lab run name (expected {RUN_PREFIX} and 12 hex digits); refusing to touch it.")
+        raise LabError(
+            f"{name!r} is not a lab run name (expected {RUN_PREFIX} and 12 hex digits); refusing to touch it."
+        )
     return name
 
 

@@ -23,7 +23,13 @@ def run_course(
     log_output: bool = True,
 ) -> dict[str, Any]:
     """Run notebooks/<language>/ top to bottom; return the report the notebook wrote."""
+    import logging
+
     import papermill
+
+    if log_output:  # papermill streams each cell's output through its logger
+        logging.basicConfig(level=logging.WARNING, format="%(message)s")
+        logging.getLogger("papermill").setLevel(logging.INFO)
 
     known = [prose.language for prose in languages()]
     if language not in known:

@@ -16,6 +16,7 @@ from reservation_lab.config import RunFolder
 from reservation_lab.errors import DevServerError
 from reservation_lab.ports import LOOPBACK, ensure_port_free, free_port, port_is_free
 from reservation_lab.processes import group_members, stop_process_group
+from reservation_lab.redact import strip_ansi
 from reservation_lab.toolchain import find_toolchain
 from reservation_lab.wrangler import wrangler_env
 
@@ -48,7 +49,7 @@ class DevServer:
         return group_members(self.pgid)
 
     def log_text(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+        return strip_ansi(self.log_path.read_text(errors="replace")) if self.log_path.exists() else ""
 
     def stop(self) -> None:
         """TERM the whole group, wait until no process and no port is left, KILL as fallback."""

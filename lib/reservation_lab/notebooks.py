@@ -105,8 +105,26 @@ def build_notebook(cells: list[dict], prose: Prose, previous: nbformat.NotebookN
         if old is not None and old.source == source:
             code.outputs = old.outputs
         nb.cells.append(code)
+    number_cells(nb)
     nbformat.validate(nb)
     return nb
+
+
+def number_cells(nb) -> None:
+    """Execution counts as a fresh Run All gives them, on cells that carry outputs only.
+
+    nbval treats a cell without an execution count as never run and refuses its outputs, so the
+    reference cells are numbered by their position among the code cells: deterministic, not a record.
+    """
+    position = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        position += 1
+        cell.execution_count = position if cell.outputs else None
+        for output in cell.outputs:
+            if "execution_count" in output:
+                output.execution_count = cell.execution_count
 
 
 def render(nb) -> str:
@@ -142,15 +160,13 @@ def scrub_text(text: str, workdirs: list[Path]) -> str:
 
 
 def scrub_outputs(nb, workdirs: list[Path]) -> None:
-    """Deterministic, secret-free outputs: no execution counts, no timing metadata, no local paths."""
+    """Deterministic, secret-free outputs: positional execution counts, no timing metadata, no local paths."""
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        cell.execution_count = None
         cell.metadata = {"tags": cell.metadata["tags"]} if cell.metadata.get("tags") else {}
         for output in cell.outputs:
-            if "execution_count" in output:
-                output.execution_count = None
             if "metadata" in output:
                 output.metadata = {}
             if output.output_type == "stream":
@@ -158,6 +174,7 @@ def scrub_outputs(nb, workdirs: list[Path]) -> None:
             elif "data" in output:
                 output.data = {kind: scrub_text(value, workdirs) if isinstance(value, str) else value
                                for kind, value in output.data.items()}
+    number_cells(nb)
 
 
 def execute(language: str, timeout: int = 600) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -44,17 +45,18 @@ def stop_process_group(pgid: int, proc: subprocess.Popen | None = None, grace: f
     return graceful
 
 
-def kill_process_group(proc: subprocess.Popen) -> None:
-    """SIGKILL the group that proc leads (started with start_new_session) and reap proc."""
+def kill_process_group(proc: subprocess.Popen, grace: float = 10.0) -> None:
+    """SIGKILL the group that proc leads (started with start_new_session); return when no member is left."""
     _signal_group(proc.pid, signal.SIGKILL)
+    deadline = time.monotonic() + grace
+    while _alive(proc.pid, proc) and time.monotonic() < deadline:
+        time.sleep(0.02)
     proc.wait()
 
 
 def _signal_group(pgid: int, sig: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, sig)
-    except ProcessLookupError:
-        pass
 
 
 def _alive(pgid: int, proc: subprocess.Popen | None) -> bool:

@@ -69,7 +69,10 @@ def find_toolchain() -> Toolchain:
     wrangler_js = wrangler_dir / "bin" / "wrangler.js"
     if not wrangler_js.exists():
         raise ToolchainError(f"wrangler is not installed in {WORKER_DIR}; {INSTALL_HINT}.")
-    installed = json.loads((wrangler_dir / "package.json").read_text())["version"]
+    try:
+        installed = json.loads((wrangler_dir / "package.json").read_text())["version"]
+    except (OSError, ValueError, KeyError):
+        raise ToolchainError(f"wrangler in {wrangler_dir} is incomplete; {INSTALL_HINT}.") from None
     pinned = pinned_wrangler_version()
     if installed != pinned:
         raise ToolchainError(f"wrangler {installed} is installed but {pinned} is pinned; {INSTALL_HINT}.")

@@ -7,6 +7,7 @@ and the watchdog stops the whole group.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 from reservation_lab.processes import group_members, stop_process_group
@@ -14,10 +15,8 @@ from reservation_lab.processes import group_members, stop_process_group
 
 def main(argv: list[str]) -> int:
     pgid = int(argv[0])
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         sys.stdin.buffer.read()  # blocks until the parent's end of the pipe closes
-    except KeyboardInterrupt:
-        pass
     if group_members(pgid):
         stop_process_group(pgid)
     return 0

@@ -12,7 +12,7 @@ from typing import TextIO
 
 from reservation_lab.errors import WranglerError
 from reservation_lab.processes import kill_process_group
-from reservation_lab.redact import redact
+from reservation_lab.redact import redact, strip_ansi
 from reservation_lab.toolchain import find_toolchain
 
 QUIET_ENV = {
@@ -77,7 +77,7 @@ def run_wrangler(
     def pump() -> None:
         assert proc.stdout is not None
         for raw in proc.stdout:
-            line = redact(raw)
+            line = redact(strip_ansi(raw))
             lines.append(line)
             if echo is not None:
                 echo.write(line)
@@ -89,15 +89,24 @@ def run_wrangler(
         returncode = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         kill_process_group(proc)
-        raise WranglerError(f"`wrangler {' '.join(args)}` did not finish within {timeout:.0f} s and was stopped.") from None
+        command = " ".join(args)
+        raise WranglerError(f"`wrangler {command}` did not finish within {timeout:.0f} s and was stopped.") from None
     except BaseException:
         kill_process_group(proc)
         raise
     reader.join(timeout=10)
     result = WranglerResult(args=args, returncode=returncode, output="".join(lines))
     if check and not result.ok:
-        tail = "".join(lines[-5:]).strip()
-        raise WranglerError(f"`wrangler {' '.join(args)}` failed with exit code {returncode}: {tail}")
+        raise WranglerError(f"`wrangler {' '.join(args)}` failed with exit code {returncode}: {error_summary(lines)}")
     return result
 
 
+_BOILERPLATE = ("If you think this is a bug", "Logs were written to", "Note that there is a newer version")
+
+
+def error_summary(lines: list[str]) -> str:
+    """The lines that say what went wrong: from the first error marker on, without wrangler's boilerplate."""
+    start = next((i for i, line in enumerate(lines) if "[ERROR]" in line or line.lstrip().startswith("✘")), None)
+    chosen = lines[start:] if start is not None else lines[-5:]
+    kept = [line.strip() for line in chosen if line.strip() and not line.strip().startswith(_BOILERPLATE)]
+    return " ".join(kept[:8]) or "(no output)"

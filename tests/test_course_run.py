@@ -1,0 +1,50 @@
+"""The main job: papermill runs each language's notebook, several at once, with non-default parameters."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from reservation_lab.course_run import run_course
+from reservation_lab.errors import LabError
+
+
+def test_three_languages_at_once_with_a_larger_burst(tmp_path: Path) -> None:
+    procs = {}
+    for language in ("de", "pt", "es"):
+        procs[language] = subprocess.Popen(
+            [sys.executable, "-m", "reservation_lab", "run", "--language", language, "--burst-size", "25",
+             "--workshop", f"big-day-{language}", "--workdir", str(tmp_path / language)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+    for language, proc in procs.items():
+        out, _ = proc.communicate(timeout=600)
+        assert proc.returncode == 0, out[-3000:]
+        report = json.loads((tmp_path / language / "report.json").read_text())
+        assert report["summary"] == {"accepted": 4, "rejected": 21, "highestReserved": 4}
+        assert report["final_status"] == {"capacity": 4, "reserved": 4, "acceptedRequests": 4,
+                                          "rejectedRequests": 22, "acceptedSeats": 4}
+        assert report["status_after_restart"] == report["status_after_burst"]
+        assert report["replayed"] is True and report["cloud"] is False
+        executed = nbformat.read(tmp_path / language / f"concurrent-reservations.{language}.ipynb", as_version=4)
+        assert any("injected-parameters" in c.metadata.get("tags", []) for c in executed.cells)
+        assert "Invariant summary (local, notebook " + language in out
+    ports = {json.loads((tmp_path / lang / "report.json").read_text())["run"] for lang in procs}
+    assert len(ports) == 3, "each run must have its own Worker name"
+
+
+def test_unknown_language_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(LabError, match="choose one of"):
+        run_course(language="fr", workdir=tmp_path)
+    assert not (tmp_path / "report.json").exists()
+
+
+def test_cloud_mode_fails_loudly_until_cloud_steps_exist(tmp_path: Path) -> None:
+    with pytest.raises(LabError, match="cloud steps are not implemented"):
+        run_course(language="es", workdir=tmp_path, cloud=True, log_output=False)
+    assert not (tmp_path / "report.json").exists()

