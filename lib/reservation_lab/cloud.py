@@ -1,19 +1,309 @@
-"""Cloud steps 5–7 (deploy, verify, cleanup, logout): not implemented yet.
+"""Cloud steps 5–7 with the pinned wrangler: login, whoami, deploy, readiness, verify, delete, logout.
 
-Every function raises, so a notebook run with cloud = True fails loudly instead of pretending.
+Account IDs, e-mails and tokens stay in variables: nothing here prints them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
 
-from reservation_lab.errors import LabError
+import httpx
 
-_NOT_YET = "The cloud steps are not implemented in this version of the course; run with cloud = False."
+from reservation_lab.cloudflare_api import CloudflareAPI, first_json_object, parse_auth_token, token_from_env
+from reservation_lab.config import CLASS_NAME, RunFolder, check_run_name
+from reservation_lab.errors import LabError, WranglerError
+from reservation_lab.invariants import CAPACITY
+from reservation_lab.processes import kill_process_group
+from reservation_lab.redact import redact, strip_ansi
+from reservation_lab.toolchain import find_toolchain
+from reservation_lab.verify import MODES, Verdict, VerificationFailed, verify_deleted, verify_deployed
+from reservation_lab.wrangler import error_summary, run_wrangler, wrangler_env
+
+LOGIN_TIMEOUT = 15 * 60
+DEPLOY_TIMEOUT = 10 * 60
+WORKERS_DEV = re.compile(r"https://[a-z0-9.-]+\.workers\.dev")
+DELETED = re.compile(rf"Deleted\b[^\n]*\b{CLASS_NAME}\b")
 
 
-def _missing(*_: Any, **__: Any) -> Any:
-    raise LabError(_NOT_YET)
+@dataclass(frozen=True)
+class Account:
+    """An account wrangler can use; the ID is kept out of repr."""
+
+    name: str
+    id: str = field(repr=False)
 
 
-login = logout = whoami = deploy = wait_until_ready = verify = delete_worker = _missing
+@dataclass(frozen=True, repr=False)
+class Identity:
+    """`wrangler whoami --json` reduced to what the lab needs (no e-mail is kept)."""
+
+    logged_in: bool
+    auth_type: str | None = None
+    accounts: tuple[Account, ...] = ()
+
+    def __repr__(self) -> str:
+        return f"Identity(logged_in={self.logged_in}, auth_type={self.auth_type!r}, accounts={self.names()})"
+
+    def names(self) -> list[str]:
+        return [account.name for account in self.accounts]
+
+    def public(self) -> dict[str, Any]:
+        """The safe fields: loggedIn, authType and the account names (no IDs, no e-mail)."""
+        return {"loggedIn": self.logged_in, "authType": self.auth_type,
+                "accounts": [{"name": name} for name in self.names()]}
+
+    def account_id_for(self, name: str) -> str:
+        """The ID of the account called `name`; raise if not logged in or no such account."""
+        if not self.logged_in:
+            raise LabError("wrangler is not logged in; run the login cell first.")
+        ids = {account.id for account in self.accounts if account.name == name}
+        if len(ids) != 1:
+            problem = "No account" if not ids else "More than one account"
+            raise LabError(f"{problem} is named {name!r}; wrangler sees: {self.names()}. "
+                           "Set account_name to the name of your learning account.")
+        return ids.pop()
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """What a deploy produced: the Worker URL and the version ID (if wrangler reported them)."""
+
+    url: str | None
+    version_id: str | None = None
+
+
+def parse_whoami(stdout: str) -> Identity:
+    """An Identity from `wrangler whoami --json` output (also `{"loggedIn": false}`)."""
+    data = first_json_object(stdout)
+    if data is None:
+        raise LabError("`wrangler whoami --json` printed no JSON.")
+    accounts = tuple(
+        Account(name=str(item.get("name", "")), id=str(item.get("id", "")))
+        for item in data.get("accounts") or [] if isinstance(item, dict)
+    )
+    return Identity(logged_in=data.get("loggedIn") is True, auth_type=data.get("authType"), accounts=accounts)
+
+
+def deployment_from_ndjson(text: str) -> Deployment | None:
+    """The last `{"type": "deploy", ...}` entry of a WRANGLER_OUTPUT_FILE_PATH file, or None."""
+    entry: dict[str, Any] | None = None
+    for line in text.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict) and item.get("type") == "deploy":
+            entry = item
+    if entry is None:
+        return None
+    targets = [str(t) for t in entry.get("targets") or []]
+    url = next((m.group(0) for t in targets if (m := WORKERS_DEV.fullmatch(t.strip().rstrip("/")))), None)
+    return Deployment(url=url, version_id=entry.get("version_id"))
+
+
+def url_from_text(printed: str) -> str | None:
+    """The last https://….workers.dev URL in wrangler's printed output (the seeds' grep | tail -1)."""
+    found = WORKERS_DEV.findall(strip_ansi(printed))
+    return found[-1] if found else None
+
+
+def parse_deployment(ndjson: str, printed: str, required: bool = True) -> Deployment:
+    """The deployment from the ND-JSON entry, the URL falling back to the printed text."""
+    entry = deployment_from_ndjson(ndjson) or Deployment(url=None)
+    url = entry.url or url_from_text(printed)
+    if required and not url:
+        raise LabError("wrangler deploy reported no https://….workers.dev URL; check that workers_dev is true and "
+                       "that the account has a workers.dev subdomain (Workers & Pages in the dashboard).")
+    return Deployment(url=url, version_id=entry.version_id)
+
+
+def reports_deletion(printed: str) -> bool:
+    """Whether the cleanup deploy's reconciliation reported `Deleted: WorkshopReservations`."""
+    return DELETED.search(strip_ansi(printed)) is not None
+
+
+def _capture(run: RunFolder, *args: str, timeout: float = 120) -> tuple[int, str, str]:
+    """Run wrangler without echo and return (exit code, stdout, stderr) unredacted: never print them."""
+    proc = subprocess.Popen(
+        find_toolchain().wrangler_argv(*args), cwd=run.root, env=wrangler_env(run.logs_dir),
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_process_group(proc)
+        raise WranglerError(f"`wrangler {' '.join(args)}` did not finish within {timeout:.0f} s.") from None
+    return proc.returncode, out, err
+
+
+def _failure(args: str, code: int, stderr: str) -> str:
+    lines = redact(strip_ansi(stderr)).splitlines(keepends=True)
+    return f"`wrangler {args}` failed with exit code {code}: {error_summary(lines)}"
+
+
+def login(run: RunFolder, echo: TextIO | None = None) -> None:
+    """Device authorization: wrangler prints a URL and a code, then waits until you confirm in the browser."""
+    run_wrangler("login", "--device", "--browser=false", cwd=run.root, log_dir=run.logs_dir,
+                 timeout=LOGIN_TIMEOUT, echo=echo or sys.stdout)
+
+
+def whoami(run: RunFolder) -> Identity:
+    """`wrangler whoami --json`, parsed without printing anything."""
+    code, out, err = _capture(run, "whoami", "--json")
+    try:
+        return parse_whoami(out)
+    except LabError:
+        raise WranglerError(_failure("whoami --json", code, err)) from None
+
+
+def logout(run: RunFolder, echo: TextIO | None = None) -> None:
+    """`wrangler logout`: revoke this machine's authorization."""
+    run_wrangler("logout", cwd=run.root, log_dir=run.logs_dir, echo=echo or sys.stdout)
+
+
+def api_token(run: RunFolder) -> str:
+    """CLOUDFLARE_API_TOKEN, else the token of wrangler's login (`wrangler auth token --json`); never printed."""
+    token = token_from_env()
+    if token:
+        return token
+    code, out, err = _capture(run, "auth", "token", "--json")
+    if code != 0:
+        raise LabError(f"{_failure('auth token --json', code, err)} Run the login cell first.")
+    return parse_auth_token(out)
+
+
+def cleanup_config_checked(run: RunFolder) -> Path:
+    """The cleanup config, if the run name is a lab name and the config names exactly this Worker."""
+    check_run_name(run.name)
+    path = run.cleanup_config
+    if not path.exists():
+        raise LabError(f"{path.name} does not exist; write it with write_cleanup_config(run, account_id) first.")
+    try:
+        name = json.loads(path.read_text()).get("name")
+    except (ValueError, AttributeError):
+        raise LabError(f"{path.name} is not the JSON the lab writes; refusing to use it.") from None
+    if name != run.name:
+        raise LabError(f"{path.name} names the Worker {name!r}, not this run's {run.name!r}; refusing to touch it.")
+    return path
+
+
+def _output_file(run: RunFolder, stem: str) -> Path:
+    numbers = [int(p.stem.rsplit("-", 1)[1]) for p in run.logs_dir.glob(f"{stem}-*.ndjson")
+               if p.stem.rsplit("-", 1)[1].isdigit()]
+    return run.logs_dir / f"{stem}-{max(numbers, default=0) + 1}.ndjson"
+
+
+def deploy(run: RunFolder, cleanup: bool = False, echo: TextIO | None = None) -> Deployment:
+    """`wrangler deploy` of the run's config (or the cleanup config); the URL comes from wrangler's ND-JSON output."""
+    config = cleanup_config_checked(run) if cleanup else run.config
+    if not config.exists():
+        raise LabError(f"{config.name} does not exist; run the config cell first.")
+    output = _output_file(run, "cleanup-deploy" if cleanup else "deploy")
+    result = run_wrangler("deploy", "--config", str(config), cwd=run.root, log_dir=run.logs_dir,
+                          timeout=DEPLOY_TIMEOUT, echo=echo or sys.stdout,
+                          extra_env={"WRANGLER_OUTPUT_FILE_PATH": str(output)})
+    ndjson = output.read_text() if output.exists() else ""
+    if cleanup and not reports_deletion(result.output):
+        raise LabError(f"The cleanup deploy did not report `Deleted: {CLASS_NAME}`; the namespace may still exist. "
+                       "Read the output above before deleting the Worker.")
+    return parse_deployment(ndjson, result.output, required=not cleanup)
+
+
+def last_deployment_url(run: RunFolder) -> str:
+    """The Worker URL of the run's most recent (non-cleanup) deploy."""
+    files = sorted(run.logs_dir.glob("deploy-*.ndjson"), key=lambda p: int(p.stem.rsplit("-", 1)[1]), reverse=True)
+    for path in files:
+        url = parse_deployment(path.read_text(), "", required=False).url
+        if url:
+            return url
+    raise LabError(f"No deploy of this run reported a URL (looked in {run.logs_dir}); pass app_url.")
+
+
+def _probe(http: httpx.Client, url: str, timeout: float) -> tuple[bool, str]:
+    try:
+        response = http.get(url, timeout=timeout)
+    except httpx.TransportError as exc:
+        return False, f"no answer ({type(exc).__name__})"
+    try:
+        body = response.json()
+    except ValueError:
+        return False, f"HTTP {response.status_code} with a body that is not JSON"
+    fresh = isinstance(body, dict) and body.get("capacity") == CAPACITY and body.get("reserved") == 0
+    return response.status_code == 200 and fresh, f"HTTP {response.status_code} {json.dumps(body)[:200]}"
+
+
+def wait_until_ready(app_url: str, timeout: float = 30, settle: float = 5, client: httpx.Client | None = None,
+                     interval: float = 1.0, workshop: str = "readiness") -> None:
+    """Poll a real object until it answers capacity 4, reserved 0; then wait `settle` seconds."""
+    url = f"{app_url.rstrip('/')}/workshops/{workshop}/status"
+    http = client or httpx.Client(trust_env=False)
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            ready, seen = _probe(http, url, timeout=max(0.5, min(5.0, deadline - time.monotonic())))
+            if ready:
+                break
+            if time.monotonic() + interval > deadline:
+                raise LabError(f"{url} did not answer capacity {CAPACITY}, reserved 0 within {timeout:.0f} s; "
+                               f"last seen: {seen}.")
+            time.sleep(interval)
+    finally:
+        if client is None:
+            http.close()
+    time.sleep(settle)
+
+
+def delete_worker(run: RunFolder, echo: TextIO | None = None) -> None:
+    """`wrangler delete --force` of exactly this run's Worker, named by the checked cleanup config."""
+    config = cleanup_config_checked(run)
+    result = run_wrangler("delete", "--config", str(config), "--force", cwd=run.root, log_dir=run.logs_dir,
+                          echo=echo or sys.stdout)
+    if "Successfully deleted" not in result.output:
+        raise LabError(f"wrangler delete did not report `Successfully deleted {run.name}`; check the output above.")
+
+
+def run_from_folder(workdir: str | Path) -> RunFolder:
+    """The RunFolder of an existing run folder (its wrangler.jsonc holds the run name)."""
+    root = Path(workdir).expanduser().resolve()
+    config = root / "wrangler.jsonc"
+    if not config.exists():
+        raise LabError(f"{config} does not exist; pass the folder of a run that wrote its config.")
+    return RunFolder(root=root, name=check_run_name(str(json.loads(config.read_text()).get("name"))))
+
+
+def config_account_id(run: RunFolder) -> str:
+    """The account ID the run's configs were written with (read from the file, never shown)."""
+    for path in (run.config, run.cleanup_config):
+        if path.exists():
+            account = json.loads(path.read_text()).get("account_id")
+            if account:
+                return str(account)
+    raise LabError("The run's config holds no account_id; pass account_id (the login cell's variable).")
+
+
+def verify(run: RunFolder, mode: str, account_id: str | None = None, app_url: str | None = None,
+           burst_size: int = 10, *, token: str | None = None, transport: httpx.BaseTransport | None = None,
+           attempts: int = 3, delay: float = 3.0) -> Verdict:
+    """The independent verifier; prints what it proved and PASS, or raises VerificationFailed naming the problems."""
+    if mode not in MODES:
+        raise LabError(f"mode must be one of {MODES}, not {mode!r}.")
+    script = check_run_name(run.name)
+    account_id = account_id or config_account_id(run)
+    with CloudflareAPI(token or api_token(run), account_id, transport=transport) as api:
+        if mode == "deployed":
+            verdict = verify_deployed(api, script, app_url or last_deployment_url(run), burst_size)
+        else:
+            verdict = verify_deleted(api, script, attempts=attempts, delay=delay)
+    for line in verdict.checks:
+        print(f"ok: {line}")
+    if not verdict.passed:
+        raise VerificationFailed(verdict.summary())
+    print(verdict.summary())
+    return verdict

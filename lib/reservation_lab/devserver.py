@@ -84,22 +84,29 @@ def start_dev_server(
     port: int = 0,
     timeout: float = 60.0,
     log_name: str = "dev.log",
+    config: Path | None = None,
+    state_dir: Path | None = None,
 ) -> DevServer:
-    """Start `wrangler dev` for the run on 127.0.0.1:port (0 = free port) and wait for /health."""
+    """Start `wrangler dev` for the run on 127.0.0.1:port (0 = free port) and wait for /health.
+
+    `config` and `state_dir` default to the run's own; pass others to serve another Worker from the run folder.
+    """
     toolchain = find_toolchain()
-    if not run.config.exists():
-        raise DevServerError(f"{run.config} does not exist; write the wrangler config first.")
+    config = config or run.config
+    state_dir = state_dir or run.state_dir
+    if not config.exists():
+        raise DevServerError(f"{config} does not exist; write the wrangler config first.")
     port = ensure_port_free(port) if port else free_port()
     inspector_port = free_port()
     log_path = run.logs_dir / log_name
     log_path.parent.mkdir(parents=True, exist_ok=True)
     argv = toolchain.wrangler_argv(
         "dev",
-        "--config", str(run.config),
+        "--config", str(config),
         "--ip", LOOPBACK,
         "--port", str(port),
         "--inspector-port", str(inspector_port),
-        "--persist-to", str(run.state_dir),
+        "--persist-to", str(state_dir),
         "--show-interactive-dev-session=false",
     )
     started_at = time.monotonic()

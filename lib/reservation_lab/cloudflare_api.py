@@ -1,0 +1,192 @@
+"""A small read-only client for the Cloudflare v4 API: script settings and Durable Object namespaces.
+
+Errors never contain the token or the account ID.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import httpx
+
+from reservation_lab.errors import LabError
+from reservation_lab.redact import redact
+
+API_BASE = "https://api.cloudflare.com/client/v4"
+NOT_FOUND_CODE = 10007  # workers.api.error.script_not_found
+PER_PAGE = 100
+MAX_PAGES = 50
+
+
+class APIError(LabError):
+    """A Cloudflare API call failed; `kind` is auth, network, server, not_found, api or bad_response."""
+
+    def __init__(self, message: str, kind: str = "api", status: int | None = None, codes: tuple[int, ...] = ()):
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+        self.codes = codes
+
+
+def is_not_found(error: BaseException) -> bool:
+    """True if the API said the script does not exist (code 10007)."""
+    return isinstance(error, APIError) and NOT_FOUND_CODE in error.codes
+
+
+class CloudflareAPI:
+    """GET-only access to one account's Workers scripts and Durable Object namespaces."""
+
+    def __init__(
+        self,
+        token: str,
+        account_id: str,
+        transport: httpx.BaseTransport | None = None,
+        base_url: str = API_BASE,
+        timeout: float = 20.0,
+    ) -> None:
+        self._secrets = [s for s in (token, account_id) if s]
+        self._account = account_id
+        self._http = httpx.Client(
+            base_url=base_url.rstrip("/"),
+            headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
+            timeout=timeout,
+            trust_env=False,
+            transport=transport,
+        )
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> CloudflareAPI:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return "CloudflareAPI(<hidden credentials>)"
+
+    def script_settings(self, script: str) -> dict[str, Any]:
+        """The settings (bindings, compatibility date, …) of Worker `script`."""
+        body = self._get(f"/accounts/{self._account}/workers/scripts/{script}/settings", what="script settings")
+        result = body.get("result")
+        if not isinstance(result, dict):
+            raise APIError("The script settings answer has no result object.", kind="bad_response")
+        return result
+
+    def durable_object_namespaces(self) -> list[dict[str, Any]]:
+        """Every Durable Object namespace of the account, following the pages."""
+        found: list[dict[str, Any]] = []
+        for page in range(1, MAX_PAGES + 1):
+            body = self._get(
+                f"/accounts/{self._account}/workers/durable_objects/namespaces",
+                what="Durable Object namespaces",
+                params={"page": page, "per_page": PER_PAGE},
+            )
+            result = body.get("result") or []
+            if not isinstance(result, list):
+                raise APIError("The namespace list answer has no result list.", kind="bad_response")
+            found.extend(item for item in result if isinstance(item, dict))
+            if _last_page(body.get("result_info"), page, len(result)):
+                return found
+        raise APIError(f"The namespace list did not end within {MAX_PAGES} pages.", kind="bad_response")
+
+    def _get(self, path: str, what: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        try:
+            response = self._http.get(path, params=params)
+        except httpx.TransportError as exc:
+            raise APIError(
+                f"Could not reach the Cloudflare API for the {what} ({type(exc).__name__}: {self._scrub(str(exc))}); "
+                "check the network connection and try again.",
+                kind="network",
+            ) from None
+        return self._envelope(response, what)
+
+    def _envelope(self, response: httpx.Response, what: str) -> dict[str, Any]:
+        status = response.status_code
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            kind = "server" if status >= 500 else "bad_response"
+            raise APIError(f"The Cloudflare API answered the {what} request with HTTP {status} and a body that is "
+                           "not a JSON object.", kind=kind, status=status)
+        errors = [e for e in body.get("errors") or [] if isinstance(e, dict)]
+        codes = tuple(e["code"] for e in errors if isinstance(e.get("code"), int))
+        if 200 <= status < 300 and body.get("success") is True:
+            return body
+        listed = "; ".join(f"code {e.get('code')}: {e.get('message')}" for e in errors)
+        detail = self._scrub(listed or "no error details")
+        raise APIError(_explain(status, what, detail), kind=_kind(status, codes), status=status, codes=codes)
+
+    def _scrub(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "<hidden>")
+        return redact(text)
+
+
+def _last_page(info: Any, page: int, count: int) -> bool:
+    """Whether `page` is the last page, from result_info (total_pages, else total_count) or the page size."""
+    if not isinstance(info, dict):
+        return True
+    if isinstance(info.get("total_pages"), int):
+        return page >= info["total_pages"]
+    per_page = info.get("per_page") or PER_PAGE
+    if isinstance(info.get("total_count"), int):
+        return page * per_page >= info["total_count"]
+    return count < per_page
+
+
+def _kind(status: int, codes: tuple[int, ...]) -> str:
+    if NOT_FOUND_CODE in codes:
+        return "not_found"
+    if status in (401, 403):
+        return "auth"
+    return "server" if status >= 500 else "api"
+
+
+def _explain(status: int, what: str, detail: str) -> str:
+    if status in (401, 403):
+        return (f"The Cloudflare API refused the credentials for the {what} (HTTP {status}, {detail}); "
+                "run the login cell again (or check CLOUDFLARE_API_TOKEN and its permissions).")
+    if status >= 500:
+        return f"The Cloudflare API had a server error for the {what} (HTTP {status}, {detail}); try again in a minute."
+    return f"The Cloudflare API rejected the {what} request (HTTP {status}, {detail})."
+
+
+def token_from_env() -> str | None:
+    """CLOUDFLARE_API_TOKEN if it is set and not empty."""
+    return os.environ.get("CLOUDFLARE_API_TOKEN") or None
+
+
+def parse_auth_token(stdout: str) -> str:
+    """The bearer token from `wrangler auth token --json` output ({"type": ..., "token": ...})."""
+    data = first_json_object(stdout)
+    if data is None:
+        raise LabError("`wrangler auth token --json` printed no JSON; run the login cell first.")
+    if data.get("type") == "api_key":
+        raise LabError("wrangler uses a Global API Key (CLOUDFLARE_API_KEY); the verifier needs an API token or "
+                       "OAuth login: unset CLOUDFLARE_API_KEY and run the login cell.")
+    token = data.get("token")
+    if not isinstance(token, str) or not token:
+        raise LabError("`wrangler auth token --json` returned no token; run the login cell first.")
+    return token
+
+
+def first_json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object in text (wrangler may print blank lines or notes around it), or None."""
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            return value
+        start = text.find("{", start + 1)
+    return None

@@ -1,0 +1,222 @@
+"""The independent verifier (the seeds' `.labex/verify.py deployed|deleted`) as checks that return a Verdict.
+
+deployed: the WORKSHOPS binding, the SQLite namespace, the cloud-launch totals and a fresh 12-request burst.
+deleted: the Worker answers "not found" (10007) and none of its namespaces remains. Any API, network or
+auth failure makes the verdict FAIL; only checks that ran and passed make a PASS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import httpx
+
+from reservation_lab.burst import Decision, send_burst_sync
+from reservation_lab.client import LabClient
+from reservation_lab.cloudflare_api import APIError, CloudflareAPI, is_not_found
+from reservation_lab.config import BINDING, CLASS_NAME
+from reservation_lab.errors import InvariantError, LabError
+from reservation_lab.invariants import CAPACITY, check_burst, durable_view, expected_summary
+from reservation_lab.redact import redact
+
+MODES = ("deployed", "deleted")
+CLOUD_WORKSHOP = "cloud-launch"
+VERIFY_BURST = 12
+BINDING_TYPE = "durable_object_namespace"
+
+
+class CheckFailed(LabError):
+    """One verifier check found something wrong."""
+
+
+class VerificationFailed(LabError):
+    """The verdict was FAIL; the message lists every problem."""
+
+
+@dataclass
+class Verdict:
+    """The outcome: PASS only if every check ran and passed."""
+
+    mode: str
+    passed: bool
+    problems: list[str] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return f"PASS: {self.mode}" if self.passed else f"FAIL: {self.mode}: " + "; ".join(self.problems)
+
+
+Check = tuple[str, Callable[[], str]]
+
+
+def run_checks(mode: str, checks: list[Check]) -> Verdict:
+    """Run every check (each returns what it proved or raises); collect the problems."""
+    proved: list[str] = []
+    problems: list[str] = []
+    for label, check in checks:
+        try:
+            proved.append(check())
+        except (LabError, InvariantError) as exc:
+            problems.append(f"{label}: {exc}")
+        except (httpx.HTTPError, RuntimeError, ValueError, KeyError, TypeError) as exc:
+            problems.append(f"{label}: {type(exc).__name__}: {redact(str(exc))}")
+    return Verdict(mode, passed=not problems and len(proved) == len(checks), problems=problems, checks=proved)
+
+
+def expected_totals(burst_size: int) -> dict[str, int]:
+    """The durable totals of a workshop after one burst of `burst_size` one-seat requests."""
+    s = expected_summary(burst_size)
+    return {"capacity": CAPACITY, "reserved": s.highestReserved, "acceptedRequests": s.accepted,
+            "rejectedRequests": s.rejected, "acceptedSeats": s.highestReserved}
+
+
+def check_binding(api: CloudflareAPI, script: str) -> str:
+    """The script settings bind WORKSHOPS to this Worker's WorkshopReservations namespace."""
+    bindings = [b for b in api.script_settings(script).get("bindings") or [] if isinstance(b, dict)]
+    found = [b for b in bindings if b.get("name") == BINDING]
+    if not found:
+        names = ", ".join(str(b.get("name")) for b in bindings) or "none"
+        raise CheckFailed(f"binding {BINDING} is missing from the Worker's settings (bindings: {names}).")
+    binding = found[0]
+    if binding.get("type") != BINDING_TYPE:
+        raise CheckFailed(f"binding {BINDING} has type {binding.get('type')!r}, expected {BINDING_TYPE!r}.")
+    if binding.get("class_name") != CLASS_NAME:
+        raise CheckFailed(f"binding {BINDING} points to class {binding.get('class_name')!r}, expected {CLASS_NAME!r}.")
+    if binding.get("script_name") not in (None, "", script):
+        raise CheckFailed(f"binding {BINDING} points to another Worker's class ({binding.get('script_name')!r}).")
+    return f"binding {BINDING} -> {CLASS_NAME} ({BINDING_TYPE})"
+
+
+def check_namespace(api: CloudflareAPI, script: str) -> str:
+    """A namespace of this Worker for WorkshopReservations exists and is SQLite-backed."""
+    namespaces = api.durable_object_namespaces()
+    ours = [n for n in namespaces if n.get("script") == script and n.get("class") == CLASS_NAME]
+    if not ours:
+        raise CheckFailed(f"no Durable Object namespace for this Worker and class {CLASS_NAME} "
+                          f"among the account's {len(namespaces)} namespaces.")
+    if ours[0].get("use_sqlite") is not True:
+        raise CheckFailed(f"the {CLASS_NAME} namespace is not SQLite-backed (use_sqlite={ours[0].get('use_sqlite')}).")
+    return f"namespace {ours[0].get('name') or CLASS_NAME} stores SQL (use_sqlite: true)"
+
+
+def check_cloud_launch(app_url: str, burst_size: int) -> str:
+    """cloud-launch holds exactly the totals of step 5's burst."""
+    with LabClient(app_url) as client:
+        actual = durable_view(client.status(CLOUD_WORKSHOP))
+    expected = expected_totals(burst_size)
+    if actual != expected:
+        raise CheckFailed(f"{CLOUD_WORKSHOP} totals are {actual}, expected {expected} after a burst of {burst_size}.")
+    return f"{CLOUD_WORKSHOP} totals {actual}"
+
+
+def _burst(app_url: str, workshop: str, size: int) -> list[Decision]:
+    """send_burst_sync in its own thread, so it also works inside a notebook's running event loop."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(send_burst_sync, app_url, workshop, size, prefix="verify-request").result()
+
+
+def check_fresh_burst(app_url: str, workshop: str, size: int = VERIFY_BURST) -> str:
+    """`size` concurrent one-seat requests to a new workshop: exactly capacity accepted, durable status agrees."""
+    with LabClient(app_url) as client:
+        before = client.status(workshop)
+        if durable_view(before) != expected_totals(0):
+            raise CheckFailed(f"the verification workshop {workshop} was not fresh: {durable_view(before)}.")
+        decisions = _burst(app_url, workshop, size)
+        after = client.status(workshop)
+    summary = check_burst(decisions, before, after)
+    if summary != expected_summary(size):
+        raise CheckFailed(f"{workshop}: {summary.as_dict()}, expected {expected_summary(size).as_dict()}.")
+    if durable_view(after) != expected_totals(size):
+        raise CheckFailed(f"{workshop} totals are {durable_view(after)}, expected {expected_totals(size)}.")
+    return f"{size} concurrent requests to {workshop}: {summary.accepted} accepted, {summary.rejected} rejected"
+
+
+def verify_deployed(api: CloudflareAPI, script: str, app_url: str, burst_size: int = 10,
+                    workshop: str | None = None) -> Verdict:
+    """Every deployed-mode check, against the API (binding, namespace) and the Worker URL."""
+    workshop = workshop or "verify-" + secrets.token_hex(4)
+    return run_checks("deployed", [
+        ("binding", lambda: check_binding(api, script)),
+        ("namespace", lambda: check_namespace(api, script)),
+        (CLOUD_WORKSHOP, lambda: check_cloud_launch(app_url, burst_size)),
+        ("concurrent verification", lambda: check_fresh_burst(app_url, workshop)),
+    ])
+
+
+def check_script_gone(api: CloudflareAPI, script: str) -> str:
+    """The authenticated settings lookup answers 10007 (script not found)."""
+    try:
+        api.script_settings(script)
+    except APIError as exc:
+        if is_not_found(exc):
+            return "the Worker is gone (settings lookup: not found, 10007)"
+        raise
+    raise CheckFailed("the Worker still exists (its settings are readable).")
+
+
+def check_namespace_gone(api: CloudflareAPI, script: str) -> str:
+    """No Durable Object namespace of this Worker remains."""
+    namespaces = api.durable_object_namespaces()
+    left = sorted(str(n.get("class")) for n in namespaces if n.get("script") == script)
+    if left:
+        raise CheckFailed(f"namespace(s) of this Worker remain: {', '.join(left)}.")
+    return f"no namespace of this Worker among the account's {len(namespaces)} namespaces"
+
+
+def verify_deleted(api: CloudflareAPI, script: str, attempts: int = 1, delay: float = 3.0) -> Verdict:
+    """Every deleted-mode check; repeated up to `attempts` times while the deletion propagates."""
+    verdict = Verdict("deleted", passed=False)
+    for attempt in range(max(1, attempts)):
+        if attempt:
+            time.sleep(delay)
+        verdict = run_checks("deleted", [
+            ("Worker", lambda: check_script_gone(api, script)),
+            ("namespace", lambda: check_namespace_gone(api, script)),
+        ])
+        if verdict.passed:
+            break
+    return verdict
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The verify command's arguments (shared by `main` and the package CLI)."""
+    parser.add_argument("mode", choices=MODES)
+    parser.add_argument("--workdir", required=True, help="the run folder (its wrangler.jsonc names Worker and account)")
+    parser.add_argument("--app-url", help="the Worker URL (default: the URL of the run's last deploy)")
+    parser.add_argument("--burst-size", type=int, default=10, help="the size of step 5's burst to cloud-launch")
+    parser.set_defaults(func=command)
+    return parser
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run the verifier for a run folder; 0 on PASS, 1 on FAIL (LabError for setup problems)."""
+    from reservation_lab import cloud
+
+    run = cloud.run_from_folder(args.workdir)
+    try:
+        cloud.verify(run, args.mode, app_url=args.app_url, burst_size=args.burst_size)
+    except VerificationFailed as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m reservation_lab.verify deployed|deleted --workdir DIR`."""
+    args = add_arguments(argparse.ArgumentParser(prog="verify", description=__doc__)).parse_args(argv)
+    try:
+        return command(args)
+    except LabError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
