@@ -50,6 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--cloud", action="store_true", help="also run steps 5-7 against your Cloudflare account")
     run.add_argument("--account-name", default="LabEx Learning")
     run.set_defaults(func=_run)
+    from reservation_lab.verify import add_arguments as add_verify_arguments
+
+    add_verify_arguments(sub.add_parser(
+        "verify", help="independent check of a cloud run: deployed (steps 5-6) or deleted (step 7)"))
     args = parser.parse_args(argv)
     try:
         return args.func(args)

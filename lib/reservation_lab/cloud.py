@@ -250,10 +250,11 @@ def wait_until_ready(app_url: str, timeout: float = 30, settle: float = 5, clien
             ready, seen = _probe(http, url, timeout=max(0.5, min(5.0, deadline - time.monotonic())))
             if ready:
                 break
-            if time.monotonic() + interval > deadline:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
                 raise LabError(f"{url} did not answer capacity {CAPACITY}, reserved 0 within {timeout:.0f} s; "
                                f"last seen: {seen}.")
-            time.sleep(interval)
+            time.sleep(min(interval, remaining))
     finally:
         if client is None:
             http.close()

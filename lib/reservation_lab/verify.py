@@ -197,11 +197,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 def command(args: argparse.Namespace) -> int:
     """Run the verifier for a run folder; 0 on PASS, 1 on FAIL (LabError for setup problems)."""
     from reservation_lab import cloud
+    from reservation_lab.verify import VerificationFailed as Failed  # the same class also under `python -m`
 
     run = cloud.run_from_folder(args.workdir)
     try:
         cloud.verify(run, args.mode, app_url=args.app_url, burst_size=args.burst_size)
-    except VerificationFailed as exc:
+    except Failed as exc:
         print(exc, file=sys.stderr)
         return 1
     return 0

@@ -1,0 +1,374 @@
+"""Cloud helpers without a Cloudflare account: parsing wrangler's recorded output formats, the guards, the
+readiness poll against a real wrangler dev, the offline behaviour of the real wrangler, and the verify wrapper."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from reservation_lab import cloud
+from reservation_lab.burst import send_burst_sync
+from reservation_lab.cloud import (
+    Deployment,
+    Identity,
+    cleanup_config_checked,
+    config_account_id,
+    delete_worker,
+    deploy,
+    deployment_from_ndjson,
+    last_deployment_url,
+    parse_deployment,
+    parse_whoami,
+    reports_deletion,
+    run_from_folder,
+    url_from_text,
+    wait_until_ready,
+)
+from reservation_lab.config import RunFolder, create_run_folder, write_cleanup_config, write_wrangler_config
+from reservation_lab.devserver import DevServer
+from reservation_lab.errors import LabError
+from reservation_lab.ports import free_port
+from reservation_lab.verify import VerificationFailed
+from reservation_lab.wrangler import WranglerResult
+
+NAME = "labex-c10-o03-0123456789ab"
+URL = f"https://{NAME}.example-sub.workers.dev"
+LAB_ID = "0123456789abcdef0123456789abcdef"
+OTHER_ID = "fedcba9876543210fedcba9876543210"
+EMAIL = "learner@example.com"
+TOKEN = "cf-test-token-Zq9x7Yw6Vu5Ts4Rr3Qp2On1Ml0Kk"
+
+WHOAMI_IN = json.dumps({
+    "loggedIn": True,
+    "authType": "OAuth Token",
+    "email": EMAIL,
+    "accounts": [{"id": LAB_ID, "name": "LabEx Learning"}, {"id": OTHER_ID, "name": "Personal"}],
+    "tokenPermissions": ["account:read", "workers_scripts:write", "offline_access"],
+}, indent=2)
+NDJSON = "\n".join(json.dumps(line) for line in [
+    {"version": 1, "type": "wrangler-session", "wrangler_version": "4.132.0",
+     "command_line_args": ["deploy", "--config", "wrangler.jsonc"], "log_file_path": "/tmp/logs/wrangler.log",
+     "timestamp": "2026-09-18T10:00:00.000Z"},
+    {"version": 1, "type": "deploy", "worker_name": NAME, "worker_tag": "4c3f1a2b5d6e7f8091a2b3c4d5e6f708",
+     "version_id": "9b1d2c3e-4f50-4a6b-8c7d-9e0f1a2b3c4d", "targets": [URL], "worker_name_overridden": False,
+     "bundle_size": {"raw_bytes": 9000, "gzip_bytes": 3000}, "timestamp": "2026-09-18T10:00:05.000Z"},
+]) + "\n"
+PRINTED = f"""Total Upload: 8.79 KiB / gzip: 2.93 KiB
+Your Worker has access to the following bindings:
+Binding                                          Resource
+env.WORKSHOPS (WorkshopReservations)             Durable Object
+
+Uploaded {NAME} (3.21 sec)
+Deployed {NAME} triggers (1.05 sec)
+  {URL}
+Current Version ID: 9b1d2c3e-4f50-4a6b-8c7d-9e0f1a2b3c4d
+"""
+CLEANUP_PRINTED = f"""Uploaded {NAME} (2.10 sec)
+
+\x1b[1mDurable Object exports reconciliation:\x1b[22m
+  Deleted: WorkshopReservations
+Deployed {NAME} triggers (0.90 sec)
+  {URL}
+"""
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> RunFolder:
+    folder = create_run_folder(tmp_path / "run")
+    write_wrangler_config(folder, LAB_ID)
+    return folder
+
+
+@pytest.fixture
+def no_wrangler(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any wrangler call fail the test."""
+    def forbidden(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError(f"wrangler must not run: {args}")
+
+    monkeypatch.setattr(cloud, "run_wrangler", forbidden)
+    monkeypatch.setattr(cloud, "_capture", forbidden)
+
+
+@pytest.fixture
+def offline_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A HOME without wrangler credentials, and no credentials in the environment."""
+    for var in ("CLOUDFLARE_API_TOKEN", "CLOUDFLARE_API_KEY", "CLOUDFLARE_EMAIL", "CLOUDFLARE_ACCOUNT_ID"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home" / ".config"))
+
+
+# whoami
+
+def test_identity_logged_in_with_two_accounts() -> None:
+    identity = parse_whoami(WHOAMI_IN)
+    assert identity.logged_in
+    assert identity.public() == {"loggedIn": True, "authType": "OAuth Token",
+                                 "accounts": [{"name": "LabEx Learning"}, {"name": "Personal"}]}
+    assert identity.account_id_for("LabEx Learning") == LAB_ID
+    assert identity.account_id_for("Personal") == OTHER_ID
+    for shown in (json.dumps(identity.public()), repr(identity), str(identity), repr(identity.accounts)):
+        assert LAB_ID not in shown and OTHER_ID not in shown and EMAIL not in shown
+
+
+def test_unknown_account_lists_the_names_it_saw() -> None:
+    with pytest.raises(LabError) as caught:
+        parse_whoami(WHOAMI_IN).account_id_for("LabEx")
+    assert "'LabEx Learning'" in str(caught.value) and "'Personal'" in str(caught.value)
+    assert LAB_ID not in str(caught.value)
+
+
+def test_two_accounts_with_the_same_name_are_ambiguous() -> None:
+    twins = json.dumps({"loggedIn": True, "authType": "OAuth Token",
+                        "accounts": [{"id": LAB_ID, "name": "Lab"}, {"id": OTHER_ID, "name": "Lab"}]})
+    with pytest.raises(LabError, match="More than one account"):
+        parse_whoami(twins).account_id_for("Lab")
+
+
+def test_identity_logged_out() -> None:
+    identity = parse_whoami('\n{"loggedIn":false}\n')
+    assert identity == Identity(logged_in=False)
+    assert identity.public() == {"loggedIn": False, "authType": None, "accounts": []}
+    with pytest.raises(LabError, match="run the login cell first"):
+        identity.account_id_for("LabEx Learning")
+
+
+def test_whoami_without_json() -> None:
+    with pytest.raises(LabError, match="printed no JSON"):
+        parse_whoami("✘ [ERROR] something went wrong\n")
+
+
+def test_real_wrangler_offline_whoami_token_and_logout(run: RunFolder, offline_home: None,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """The pinned wrangler without credentials: whoami says loggedIn false (printing nothing), no token, logout ok."""
+    identity = cloud.whoami(run)
+    assert identity.logged_in is False and identity.accounts == ()
+    assert capsys.readouterr().out == ""
+    with pytest.raises(LabError, match="login cell"):
+        cloud.api_token(run)
+    cloud.logout(run)
+    assert "Not logged in" in capsys.readouterr().out
+
+
+def test_api_token_prefers_the_environment(run: RunFolder, monkeypatch: pytest.MonkeyPatch, no_wrangler: None) -> None:
+    monkeypatch.setenv("CLOUDFLARE_API_TOKEN", TOKEN)
+    assert cloud.api_token(run) == TOKEN
+
+
+def test_api_token_from_wrangler_auth_token(run: RunFolder, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CLOUDFLARE_API_TOKEN", raising=False)
+    calls: list[tuple[str, ...]] = []
+
+    def capture(run: RunFolder, *args: str, timeout: float = 120) -> tuple[int, str, str]:
+        calls.append(args)
+        return 0, json.dumps({"type": "oauth", "token": TOKEN}, indent=2) + "\n", ""
+
+    monkeypatch.setattr(cloud, "_capture", capture)
+    assert cloud.api_token(run) == TOKEN
+    assert calls == [("auth", "token", "--json")]
+
+
+# deploy output
+
+def test_url_and_version_from_ndjson() -> None:
+    assert deployment_from_ndjson(NDJSON) == Deployment(url=URL, version_id="9b1d2c3e-4f50-4a6b-8c7d-9e0f1a2b3c4d")
+    assert parse_deployment(NDJSON, "") == Deployment(url=URL, version_id="9b1d2c3e-4f50-4a6b-8c7d-9e0f1a2b3c4d")
+
+
+def test_ndjson_without_deploy_entry_or_with_routes_only() -> None:
+    assert deployment_from_ndjson(NDJSON.splitlines()[0] + "\nnot json\n") is None
+    routes_only = json.dumps({"version": 1, "type": "deploy", "worker_name": NAME, "version_id": "v1",
+                              "targets": ["shop.example.com/*", "schedule: */5 * * * *"]})
+    assert deployment_from_ndjson(routes_only) == Deployment(url=None, version_id="v1")
+    assert parse_deployment(routes_only, PRINTED) == Deployment(url=URL, version_id="v1")
+
+
+def test_url_from_printed_text_takes_the_last() -> None:
+    text = PRINTED + "  https://labex-c10-o03-0123456789ab.other-sub.workers.dev\n"
+    assert url_from_text(text) == "https://labex-c10-o03-0123456789ab.other-sub.workers.dev"
+    assert url_from_text("\x1b[36m" + URL + "\x1b[0m") == URL
+    assert parse_deployment("", PRINTED).url == URL
+
+
+def test_missing_url_is_a_clear_error() -> None:
+    with pytest.raises(LabError, match="workers_dev"):
+        parse_deployment("", "Uploaded x (1 sec)\nhttps://example.com\n")
+    assert parse_deployment("", "nothing", required=False) == Deployment(url=None)
+
+
+def test_cleanup_deletion_detection() -> None:
+    assert reports_deletion(CLEANUP_PRINTED)
+    assert reports_deletion("  Deleted:   WorkshopReservations, OldThing\n")
+    assert reports_deletion("\x1b[32mDeleted\x1b[0m: WorkshopReservations")
+    assert not reports_deletion(PRINTED)
+    assert not reports_deletion("  Created: WorkshopReservations\n")
+    assert not reports_deletion("  Deleted: OldThing\nWorkshopReservations\n")
+
+
+def fake_wrangler(monkeypatch: pytest.MonkeyPatch, printed: str, ndjson: str | None) -> list[dict[str, Any]]:
+    """Replace run_wrangler: record the call, write the ND-JSON output file like wrangler, print `printed`."""
+    calls: list[dict[str, Any]] = []
+
+    def run_wrangler(*args: str, **kwargs: Any) -> WranglerResult:
+        calls.append({"args": args, **kwargs})
+        out = (kwargs.get("extra_env") or {}).get("WRANGLER_OUTPUT_FILE_PATH")
+        if out and ndjson is not None:
+            Path(out).write_text(ndjson)
+        return WranglerResult(args=args, returncode=0, output=printed)
+
+    monkeypatch.setattr(cloud, "run_wrangler", run_wrangler)
+    return calls
+
+
+def test_deploy_reads_its_own_output_file(run: RunFolder, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = fake_wrangler(monkeypatch, PRINTED, NDJSON)
+    assert deploy(run).url == URL
+    assert deploy(run).url == URL
+    assert calls[0]["args"] == ("deploy", "--config", str(run.config))
+    assert calls[0]["cwd"] == run.root
+    files = [Path(c["extra_env"]["WRANGLER_OUTPUT_FILE_PATH"]) for c in calls]
+    assert files == [run.logs_dir / "deploy-1.ndjson", run.logs_dir / "deploy-2.ndjson"]
+    assert last_deployment_url(run) == URL
+
+
+def test_deploy_falls_back_to_text_and_fails_without_url(run: RunFolder, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_wrangler(monkeypatch, PRINTED, None)
+    assert deploy(run) == Deployment(url=URL)
+    fake_wrangler(monkeypatch, "Uploaded (1 sec)\n", None)
+    with pytest.raises(LabError, match="no https://"):
+        deploy(run)
+
+
+def test_cleanup_deploy_requires_the_deletion_report(run: RunFolder, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_cleanup_config(run, LAB_ID)
+    calls = fake_wrangler(monkeypatch, CLEANUP_PRINTED, None)
+    deploy(run, cleanup=True)
+    assert calls[0]["args"] == ("deploy", "--config", str(run.cleanup_config))
+    assert calls[0]["extra_env"]["WRANGLER_OUTPUT_FILE_PATH"].endswith("cleanup-deploy-1.ndjson")
+    fake_wrangler(monkeypatch, PRINTED, None)
+    with pytest.raises(LabError, match="did not report `Deleted: WorkshopReservations`"):
+        deploy(run, cleanup=True)
+
+
+def test_deploy_without_config(tmp_path: Path, no_wrangler: None) -> None:
+    with pytest.raises(LabError, match="wrangler.jsonc does not exist"):
+        deploy(create_run_folder(tmp_path / "bare"))
+
+
+# delete guards
+
+def test_delete_refuses_a_bad_run_name(tmp_path: Path, no_wrangler: None) -> None:
+    bad = RunFolder(root=tmp_path, name="my-production-worker")
+    (tmp_path / "wrangler.cleanup.jsonc").write_text(json.dumps({"name": "my-production-worker"}))
+    with pytest.raises(LabError, match="not a lab run name"):
+        delete_worker(bad)
+    with pytest.raises(LabError, match="not a lab run name"):
+        deploy(bad, cleanup=True)
+
+
+def test_delete_refuses_a_cleanup_config_for_another_worker(run: RunFolder, no_wrangler: None) -> None:
+    with pytest.raises(LabError, match="write_cleanup_config"):
+        delete_worker(run)
+    run.cleanup_config.write_text(json.dumps({"name": "labex-c10-o03-ffffffffffff", "main": "src/cleanup.js"}))
+    with pytest.raises(LabError, match="refusing to touch it"):
+        delete_worker(run)
+    with pytest.raises(LabError, match="refusing to touch it"):
+        deploy(run, cleanup=True)
+    run.cleanup_config.write_text("{not json")
+    with pytest.raises(LabError, match="refusing"):
+        cleanup_config_checked(run)
+
+
+def test_delete_runs_wrangler_delete_force_on_the_cleanup_config(run: RunFolder,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    write_cleanup_config(run, LAB_ID)
+    calls = fake_wrangler(monkeypatch, f"Successfully deleted {run.name}\n", None)
+    delete_worker(run)
+    assert calls[0]["args"] == ("delete", "--config", str(run.cleanup_config), "--force")
+    fake_wrangler(monkeypatch, "--dry-run: exiting now.\n", None)
+    with pytest.raises(LabError, match="Successfully deleted"):
+        delete_worker(run)
+
+
+# readiness
+
+def test_wait_until_ready_against_real_dev_server(dev_server: DevServer) -> None:
+    started = time.monotonic()
+    wait_until_ready(dev_server.base_url, timeout=30, settle=0)
+    assert time.monotonic() - started < 5
+    send_burst_sync(dev_server.base_url, "readiness", 1)  # the probe object is no longer fresh
+    with pytest.raises(LabError, match=r"last seen: HTTP 200 .*\"reserved\": 1"):
+        wait_until_ready(dev_server.base_url, timeout=2, settle=0)
+
+
+def test_wait_until_ready_gives_up_on_a_silent_port() -> None:
+    started = time.monotonic()
+    with pytest.raises(LabError, match=r"within 2 s; last seen: no answer \(ConnectError\)"):
+        wait_until_ready(f"http://127.0.0.1:{free_port()}", timeout=2, settle=0)
+    assert 1.5 < time.monotonic() - started < 6
+
+
+def test_wait_until_ready_polls_through_early_answers() -> None:
+    answers = [httpx.Response(503, text="starting"), httpx.Response(404, json={"error": "not_found"}),
+               httpx.Response(200, json={"workshop": "readiness", "capacity": 4, "reserved": 0})]
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.path)
+        return answers[len(seen) - 1]
+
+    with httpx.Client(transport=httpx.MockTransport(handler)) as client:
+        wait_until_ready("https://w.example.workers.dev/", timeout=5, settle=0, client=client, interval=0)
+    assert seen == ["/workshops/readiness/status"] * 3
+
+
+# the verify wrapper and run folders
+
+def cloudflare(settings_status: int, namespaces: list[dict]) -> httpx.MockTransport:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/settings"):
+            errors = [] if settings_status == 200 else [{"code": 10007, "message": "script_not_found"}]
+            return httpx.Response(settings_status, json={"success": not errors, "errors": errors, "messages": [],
+                                                         "result": {"bindings": []} if not errors else None})
+        return httpx.Response(200, json={"success": True, "errors": [], "messages": [], "result": namespaces,
+                                         "result_info": {"page": 1, "per_page": 100, "count": len(namespaces),
+                                                         "total_count": len(namespaces), "total_pages": 1}})
+
+    return httpx.MockTransport(handler)
+
+
+def test_verify_deleted_prints_pass(run: RunFolder, capsys: pytest.CaptureFixture[str]) -> None:
+    verdict = cloud.verify(run, "deleted", token=TOKEN, transport=cloudflare(404, []))
+    out = capsys.readouterr().out
+    assert verdict.passed and out.rstrip().endswith("PASS: deleted")
+    assert LAB_ID not in out and TOKEN not in out
+
+
+def test_verify_deleted_fails_loudly(run: RunFolder, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(VerificationFailed, match="FAIL: deleted: Worker: the Worker still exists") as caught:
+        cloud.verify(run, "deleted", account_id=LAB_ID, token=TOKEN, transport=cloudflare(200, []), attempts=1)
+    assert LAB_ID not in str(caught.value) and TOKEN not in str(caught.value)
+    assert "PASS" not in capsys.readouterr().out
+
+
+def test_verify_refuses_unknown_mode_and_missing_url(run: RunFolder, no_wrangler: None) -> None:
+    with pytest.raises(LabError, match="mode must be one of"):
+        cloud.verify(run, "deploy", token=TOKEN)
+    with pytest.raises(LabError, match="pass app_url"):
+        cloud.verify(run, "deployed", token=TOKEN, transport=cloudflare(200, []))
+
+
+def test_account_id_and_run_from_folder(run: RunFolder, tmp_path: Path) -> None:
+    assert config_account_id(run) == LAB_ID
+    assert run_from_folder(run.root) == run
+    bare = create_run_folder(tmp_path / "bare")
+    write_wrangler_config(bare)
+    with pytest.raises(LabError, match="no account_id"):
+        config_account_id(bare)
+    with pytest.raises(LabError, match="does not exist"):
+        run_from_folder(tmp_path / "nowhere")
