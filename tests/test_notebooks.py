@@ -53,9 +53,10 @@ def test_every_markdown_cell_exists_in_every_language_and_is_translated() -> Non
         versions = [texts[language][cell_id] for language in LANGS]
         assert all(v.strip() for v in versions), f"{cell_id} is empty in some language"
         assert len(set(versions)) == 3, f"{cell_id} is not written separately per language"
-    steps = {language: [c.source.splitlines()[0] for c in load(language).cells
-                        if c.cell_type == "markdown" and c.source.startswith("## ")] for language in LANGS}
-    assert all(len(headings) == 7 for headings in steps.values()), steps
+    step_heading = re.compile(r"^## (Schritt|Etapa|Paso) (\d):")
+    steps = {language: [int(m.group(2)) for c in load(language).cells
+                        if c.cell_type == "markdown" and (m := step_heading.match(c.source))] for language in LANGS}
+    assert all(numbers == [1, 2, 3, 4, 5, 6, 7] for numbers in steps.values()), steps
 
 
 def test_prose_keys_must_match_the_source(tmp_path: Path) -> None:

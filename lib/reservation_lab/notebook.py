@@ -13,13 +13,15 @@ from reservation_lab.devserver import DevServer, start_dev_server
 from reservation_lab.invariants import decision_table, totals_after
 from reservation_lab.messages import SKIPPED_LOGIN, SKIPPED_STEP, text
 from reservation_lab.paths import REPO_ROOT, WORKER_SRC
+from reservation_lab.plots import label, plot_bursts
+from reservation_lab.race import Race
 from reservation_lab.toolchain import pinned_wrangler_version
 from reservation_lab.wrangler import run_wrangler
 
 __all__ = [
     "pinned_wrangler_version", "prepare_run", "shown_path", "print_json", "skip_cloud", "show_config",
     "show_source", "wrangler_version", "start_server", "show_decisions", "decision_of", "totals_after",
-    "write_report",
+    "write_report", "show_race", "plot_race",
 ]
 
 _SERVERS: dict[Path, DevServer] = {}
@@ -91,6 +93,26 @@ def decision_of(decisions: Iterable[Decision], request_id: str) -> Decision:
         if decision.request_id == request_id:
             return decision
     raise KeyError(f"{request_id} was not part of the burst")
+
+
+def show_race(race: Race, language: str) -> None:
+    """The race in numbers: answers, confirmed seats and the durable counter, per Worker."""
+    print(f"{'':<40} {'accepted':>8} {'rejected':>8} {'seats':>6} {'reserved':>8}")
+    for key, burst in (("naive", race.naive), ("atomic", race.atomic)):
+        facts = burst.facts()
+        print(f"{label(key, language):<40} {facts['accepted']:>8} {facts['rejected']:>8} "
+              f"{facts['acceptedSeats']:>6} {facts['durableReserved']:>8}")
+
+
+def plot_race(race: Race, language: str) -> None:
+    """Show the naive and the atomic burst as timelines side by side."""
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    fig = plot_bursts({label("naive", language): race.naive.decisions,
+                       label("atomic", language): race.atomic.decisions}, language)
+    display(fig)
+    plt.close(fig)
 
 
 def write_report(run: RunFolder, **data: Any) -> dict[str, Any]:

@@ -1,0 +1,77 @@
+"""The race demo: the same burst against the naive Worker and the atomic one, side by side."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from reservation_lab.burst import Decision, request_ids, send_burst
+from reservation_lab.client import LabClient
+from reservation_lab.config import RunFolder
+from reservation_lab.devserver import start_dev_server
+from reservation_lab.naive import start_naive_server
+
+
+@dataclass(frozen=True)
+class BurstRun:
+    """One burst against one Worker: durable status before, every decision, durable status after."""
+
+    workshop: str
+    before: dict[str, Any]
+    decisions: list[Decision]
+    after: dict[str, Any]
+
+    @property
+    def accepted_seats(self) -> int:
+        return sum(d.seats for d in self.decisions if d.status == "accepted")
+
+    @property
+    def overbooked(self) -> bool:
+        """More seats were confirmed than the workshop has."""
+        return self.before["reserved"] + self.accepted_seats > self.after["capacity"]
+
+    @property
+    def lost_updates(self) -> bool:
+        """The durable counter grew by less than the seats the answers confirmed."""
+        return self.after["reserved"] - self.before["reserved"] < self.accepted_seats
+
+    def facts(self) -> dict[str, int]:
+        return {"accepted": sum(d.status == "accepted" for d in self.decisions),
+                "rejected": sum(d.status == "rejected" for d in self.decisions),
+                "acceptedSeats": self.accepted_seats, "durableReserved": self.after["reserved"],
+                "capacity": self.after["capacity"]}
+
+
+@dataclass(frozen=True)
+class Race:
+    """The naive and the atomic Worker on the same burst; `bursts` = how many bursts it took to see the race."""
+
+    naive: BurstRun
+    atomic: BurstRun
+    bursts: int
+
+
+async def _burst(base_url: str, workshop: str, ids: list[str]) -> BurstRun:
+    with LabClient(base_url) as client:
+        before = client.status(workshop)
+        decisions = await send_burst(base_url, workshop, ids=ids)
+        after = client.status(workshop)
+    return BurstRun(workshop, before, decisions, after)
+
+
+async def race_naive_and_atomic(
+    run: RunFolder, workshop: str = "race-demo", burst_size: int = 10, port: int = 0, max_bursts: int = 3
+) -> Race:
+    """Start both Workers, send the same burst to both at once, repeat (fresh workshop) until the naive one
+    overbooks or loses an update or `max_bursts` is reached; both servers are stopped afterwards."""
+    ids = request_ids(burst_size)
+    with start_naive_server(run) as naive, start_dev_server(run, port=port, log_name="race.log") as atomic:
+        for attempt in range(1, max_bursts + 1):
+            name = f"{workshop}-{attempt}"
+            naive_run, atomic_run = await asyncio.gather(
+                _burst(naive.base_url, name, ids), _burst(atomic.base_url, name, ids)
+            )
+            if naive_run.overbooked or naive_run.lost_updates:
+                break
+    return Race(naive=naive_run, atomic=atomic_run, bursts=attempt)

@@ -1,0 +1,43 @@
+"""The race demo for real: the naive Worker loses updates and overbooks, the atomic one stays serial."""
+
+from __future__ import annotations
+
+import asyncio
+
+from reservation_lab.checker import check_history
+from reservation_lab.config import RunFolder
+from reservation_lab.race import race_naive_and_atomic
+from tests.conftest import lab_processes
+
+
+def test_race_shows_the_bug_and_the_fix(run_folder: RunFolder) -> None:
+    race = asyncio.run(race_naive_and_atomic(run_folder, burst_size=10, max_bursts=3))
+    assert 1 <= race.bursts <= 3
+    assert race.naive.overbooked or race.naive.lost_updates
+    assert race.naive.workshop == race.atomic.workshop
+    assert [d.request_id for d in race.naive.decisions] == [d.request_id for d in race.atomic.decisions]
+
+    naive = check_history(race.naive.decisions, race.naive.before, race.naive.after)
+    atomic = check_history(race.atomic.decisions, race.atomic.before, race.atomic.after)
+    assert not naive.ok and naive.problem
+    assert atomic.ok and len(atomic.order) == 10
+    assert race.atomic.facts() == {"accepted": 4, "rejected": 6, "acceptedSeats": 4, "durableReserved": 4,
+                                   "capacity": 4}
+    assert not race.atomic.overbooked and not race.atomic.lost_updates
+    assert lab_processes() == [], "the race must stop both dev servers"
+
+
+def test_checker_accepts_every_atomic_burst_in_a_row(run_folder: RunFolder, dev_server_factory) -> None:
+    """The real Worker passes the checker on every burst, also when the workshop is already partly full."""
+    from reservation_lab.burst import send_burst_sync
+    from reservation_lab.client import LabClient
+
+    server = dev_server_factory()
+    with LabClient(server.base_url) as client:
+        for round_number, seats in enumerate([[1] * 10, [2, 1, 3, 1, 4, 1], [1, 2, 1, 1]], start=1):
+            before = client.status("rounds")
+            decisions = send_burst_sync(server.base_url, "rounds", seats=seats, prefix=f"round-{round_number}",
+                                        size=len(seats))
+            after = client.status("rounds")
+            result = check_history(decisions, before, after)
+            assert result.ok, result.problem
