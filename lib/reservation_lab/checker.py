@@ -33,7 +33,10 @@ serial order the accepted answers' `reserved` values strictly increase: sorting 
   accepted / rejected decisions (undecided requests used as links count as accepted; undecided ones
   that would not have fit at the end may count as rejected).
 
-`check_history` returns a `CheckResult`; `explain` turns it into a few English sentences.
+`check_history` returns a `CheckResult`; `explain` turns it into a few sentences in the notebook's language
+(German, Brazilian Portuguese, Spanish or English; the words are in `checker_messages`). Each problem is kept as a
+`Message` (a template key and its values) in `problem_messages`; `problems` renders them in English when first
+read, `describe(message, language)` in any language.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from operator import attrgetter
 from typing import Any, NamedTuple
 
 from reservation_lab.burst import Decision
+from reservation_lab.checker_messages import Message, describe, plural
 from reservation_lab.errors import LabError
 
 DECIDED = ("accepted", "rejected")
@@ -65,14 +69,37 @@ class Step(NamedTuple):
     unknown: bool = False  # an undecided request the checker let take effect (or be rejected)
 
 
+class _EnglishTexts:
+    """The `problems` field: the English texts of `problem_messages`, rendered on first read (unless given)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}"
+
+    def __get__(self, result: CheckResult | None, owner: type) -> list[str] | None:
+        if result is None:
+            return None  # the dataclass default: render from problem_messages
+        texts = result.__dict__.get(self.slot)
+        if texts is None:
+            texts = result.__dict__[self.slot] = [describe(message) for message in result.problem_messages]
+        return texts
+
+    def __set__(self, result: CheckResult, texts: list[str] | None) -> None:
+        result.__dict__[self.slot] = texts
+
+
 @dataclass
 class CheckResult:
-    """The verdict. When `ok`, `order` (and `steps`) is a serial order that explains every answer."""
+    """The verdict. When `ok`, `order` (and `steps`) is a serial order that explains every answer.
+
+    `problem` (the first) and `problems` are English texts; `problem_messages` are the same problems as `Message`s
+    (template key and values), for `describe(message, language)` or `explain(result, language=...)`. `problems`
+    is rendered from them when first read, so a check that finds many problems does not pay for their texts.
+    """
 
     ok: bool
     order: list[str]
     problem: str | None
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = _EnglishTexts()  # type: ignore[assignment]  # a list once read
     steps: list[Step] = field(default_factory=list)
     capacity: int = 0
     start: int = 0
@@ -81,6 +108,7 @@ class CheckResult:
     rejected: int = 0
     unknown: list[str] = field(default_factory=list)  # undecided requestIds
     applied_unknown: list[str] = field(default_factory=list)  # ...of which the order lets these take effect
+    problem_messages: list[Message] = field(default_factory=list)  # `problems`, as template keys and values
 
 
 class _Record:
@@ -125,12 +153,13 @@ def _record(response: Decision | Mapping[str, Any], index: int) -> _Record:
                    body.get("capacity"), index, http)
 
 
-def _seats(n: int) -> str:
-    return f"{n} seat" if n == 1 else f"{n} seats"
+def _seats(n: int) -> Message:
+    return plural("seats", n)
 
 
-def _describe(rec: _Record) -> str:
-    return f"{rec.status} with reserved={rec.reserved} for {_seats(rec.seats)}"
+def _describe(rec: _Record) -> Message:
+    return Message("decision", {"status": Message(f"status_{rec.status}", {}), "reserved": rec.reserved,
+                                "seats": _seats(rec.seats)})
 
 
 def _same(a: _Record, b: _Record) -> bool:
@@ -177,16 +206,21 @@ class _Pool:
 
 
 class _Problems:
-    """Contradictions with a sort key: (phase, counter value or input index, sequence)."""
+    """Contradictions with a sort key: (phase, counter value or input index, sequence), kept as Messages.
+
+    Only the template key and the values are recorded; the text is rendered once the check is done.
+    """
 
     def __init__(self) -> None:
-        self.items: list[tuple[int, int, int, str]] = []
+        self.items: list[tuple[int, int, int, Message]] = []
 
-    def add(self, phase: int, key: int, text: str) -> None:
-        self.items.append((phase, key, len(self.items), text))
+    def add(self, phase: int, key: int, template: str | Message, **values: Any) -> None:
+        """Record the problem `template` (a catalog key, with `values`) or a ready Message."""
+        message = template if isinstance(template, Message) else Message(template, values)
+        self.items.append((phase, key, len(self.items), message))
 
-    def texts(self) -> list[str]:
-        return [text for *_, text in sorted(self.items)]
+    def messages(self) -> list[Message]:
+        return [message for *_, message in sorted(self.items)]
 
 
 def _int(value: Any) -> bool:
@@ -237,7 +271,7 @@ def _check(
         raise LabError(f"`before` needs integer capacity and reserved, got {capacity!r} and {start!r}.")
     problems = _Problems()
     if not 0 <= start <= capacity:
-        problems.add(0, -1, f"the state before the burst is impossible: reserved={start}, capacity={capacity}")
+        problems.add(0, -1, "impossible_start", start=start, capacity=capacity)
 
     prior_map: dict[str, _Record] = {}
     for i, response in enumerate(prior or ()):
@@ -264,27 +298,25 @@ def _check(
                 undecided[rid] = rec
             continue
         if rec.http is not None and rec.http != HTTP_FOR[status]:
-            problems.add(0, index, f"{rid} was answered HTTP {rec.http} but with status {status!r}")
+            problems.add(0, index, "http_mismatch", rid=rid, http=rec.http, status=status)
         if type(rec.reserved) is not int:
-            problems.add(0, index, f"{rid} was answered {status} without a valid reserved value ({rec.reserved!r})")
+            problems.add(0, index, "invalid_reserved", rid=rid, status=Message(f"status_{status}", {}),
+                         reserved=rec.reserved)
             continue
         if rec.capacity is not None and rec.capacity != capacity:
-            problems.add(0, index, f"{rid}'s answer says capacity={rec.capacity}, but the workshop's "
-                                   f"capacity is {capacity}")
+            problems.add(0, index, "capacity_mismatch", rid=rid, answered=rec.capacity, capacity=capacity)
         if rec.replayed:
             replays.append(rec)
             continue
         earlier = prior_map.get(rid)
         if earlier is not None:
-            problems.add(0, index, f"{rid} was already decided before the burst ({_describe(earlier)}) but was "
-                                   f"answered again as a new decision ({_describe(rec)}) instead of a replay")
+            problems.add(0, index, "decided_before_burst", rid=rid, earlier=_describe(earlier), again=_describe(rec))
             continue
         seen = first.get(rid)
         if seen is None:
             first[rid] = rec
         else:
-            problems.add(0, index, f"{rid} was decided twice without a replay: first {_describe(seen)}, "
-                                   f"then {_describe(rec)}")
+            problems.add(0, index, "decided_twice", rid=rid, first=_describe(seen), then=_describe(rec))
 
     orphans: dict[str, _Record] = {}  # replays whose first answer is missing: this burst's decision
     for rec in replays:
@@ -296,8 +328,7 @@ def _check(
                 orphans[rid] = rec
                 continue
         if not _same(rec, original):
-            problems.add(0, rec.index, f"{rid}'s replay repeats a different decision: {_describe(rec)}, but the "
-                                       f"first answer was {_describe(original)}")
+            problems.add(0, rec.index, "bad_replay", rid=rid, replay=_describe(rec), original=_describe(original))
 
     effective = list(first.values()) + list(orphans.values())
     unknown = [rec for rid, rec in undecided.items()
@@ -314,19 +345,15 @@ def _check(
     for rec in accepted:
         r, lo = rec.reserved, rec.reserved - rec.seats
         if previous is not None and r == previous.reserved:
-            problems.add(1, r, f"{previous.request_id} and {rec.request_id} both saw reserved={r} (a lost update: "
-                               f"two accepted answers claim the same counter value)")
+            problems.add(1, r, "same_reserved", first=previous.request_id, second=rec.request_id, reserved=r)
             continue
         if r > capacity:
-            problems.add(1, r, f"{rec.request_id} was accepted with reserved={r}, above the capacity of "
-                               f"{capacity} (overbooking)")
+            problems.add(1, r, "overbooking", rid=rec.request_id, reserved=r, capacity=capacity)
         if lo < current:
             if last_name is None:
-                problems.add(1, lo, f"{rec.request_id} moved the counter from {lo} to {r}, but it was already at "
-                                    f"{start} before the burst")
+                problems.add(1, lo, "below_start", rid=rec.request_id, lo=lo, hi=r, start=start)
             else:
-                problems.add(1, lo, f"{rec.request_id} moved the counter from {lo} to {r}, but {last_name} had "
-                                    f"already taken it to {current} (a lost update: the two reservations overlap)")
+                problems.add(1, lo, "overlap", rid=rec.request_id, lo=lo, hi=r, other=last_name, current=current)
         elif lo > current:
             holes.append((len(links), current, lo, last_name, rec))
         if r > current:
@@ -383,13 +410,13 @@ def _check(
         if x not in states:
             chain_states = chain_states or sorted(states)
             i = bisect_left(chain_states, x)
-            where = (f"below the start {start}" if i == 0 else
-                     f"above the last state {chain_states[-1]}" if i == len(chain_states) else
-                     f"between the states {chain_states[i - 1]} and {chain_states[i]}")
-            problems.add(1, x, f"{rec.request_id} saw reserved={x}, a state that never existed ({where})")
+            where = (Message("where_below", {"start": start}) if i == 0 else
+                     Message("where_above", {"last": chain_states[-1]}) if i == len(chain_states) else
+                     Message("where_between", {"lower": chain_states[i - 1], "upper": chain_states[i]}))
+            problems.add(1, x, "never_existed", rid=rec.request_id, reserved=x, where=where)
         elif x + rec.seats <= capacity:
-            problems.add(1, x, f"{rec.request_id} was rejected at reserved={x} although {_seats(rec.seats)} fit "
-                               f"(capacity {capacity}; a false rejection)")
+            problems.add(1, x, "false_rejection", rid=rec.request_id, reserved=x, fit=plural("fit", rec.seats),
+                         capacity=capacity)
         else:
             rejected_at.setdefault(x, []).append(rec)
 
@@ -398,8 +425,8 @@ def _check(
         _check_after(after, before, capacity, end, decided_end, len(accepted), len(rejected), applied, leftover,
                      problems, extra_rejected)
 
-    texts = problems.texts()
-    ok = not texts
+    messages = problems.messages()
+    ok = not messages
     steps: list[Step] = []
     if ok:
         unknown_ids = {rec.request_id for rec in applied}
@@ -417,8 +444,7 @@ def _check(
     return CheckResult(
         ok=ok,
         order=[step.request_id for step in steps],
-        problem=texts[0] if texts else None,
-        problems=texts,
+        problem=describe(messages[0]) if messages else None,
         steps=steps,
         capacity=capacity,
         start=start,
@@ -427,6 +453,7 @@ def _check(
         rejected=len(rejected),
         unknown=[rec.request_id for rec in unknown],
         applied_unknown=[rec.request_id for rec in applied],
+        problem_messages=messages,
     )
 
 
@@ -436,27 +463,24 @@ def _check_after(after: Mapping[str, Any], before: Mapping[str, Any], capacity: 
     """The durable status after the burst against the chain's end and the numbers of decisions."""
     reserved = after["reserved"]
     if after["capacity"] != capacity:
-        problems.add(2, 0, f"the durable status says capacity={after['capacity']}, but it was {capacity} before")
+        problems.add(2, 0, "after_capacity", said=after["capacity"], capacity=capacity)
     if reserved < decided_end:
-        problems.add(2, 1, f"the durable status says reserved={reserved}, but accepted answers took the counter "
-                           f"to {decided_end}: an acknowledged reservation was lost")
+        problems.add(2, 1, "after_lost_write", reserved=reserved, decided=decided_end)
     elif reserved != end:
-        problems.add(2, 1, f"the durable status says reserved={reserved}, but the answers only account for "
-                           f"reserved={end}: {_seats(reserved - end)} {'was' if reserved - end == 1 else 'were'} taken "
-                           f"without an accepted answer")
+        problems.add(2, 1, "after_unexplained", reserved=reserved, end=end, taken=plural("taken", reserved - end))
     if after["acceptedSeats"] != reserved:
-        problems.add(2, 2, f"the durable status says reserved={reserved} but acceptedSeats={after['acceptedSeats']}")
+        problems.add(2, 2, "after_seats", reserved=reserved, seats=after["acceptedSeats"])
     grew = after["acceptedRequests"] - before["acceptedRequests"]
     if grew != n_accepted + len(applied):
-        counted = f" (+{len(applied)} undecided counted as accepted)" if applied else ""
-        problems.add(2, 3, f"{n_accepted} accepted answers{counted} but acceptedRequests grew by {grew}")
+        counted = plural("counted_accepted", len(applied)) if applied else ""
+        problems.add(2, 3, plural("after_accepted", n_accepted, counted=counted, grew=grew))
     grew = after["rejectedRequests"] - before["rejectedRequests"]
     could = [rec for rec in leftover if end + rec.seats > capacity]  # undecided ones that may have been rejected
     if n_rejected <= grew <= n_rejected + len(could):
         extra_rejected.extend(could[: grew - n_rejected])
     else:
-        counted = f" (and at most {len(could)} undecided could have been rejected)" if could else ""
-        problems.add(2, 4, f"{n_rejected} rejected answers{counted} but rejectedRequests grew by {grew}")
+        counted = plural("counted_rejected", len(could)) if could else ""
+        problems.add(2, 4, plural("after_rejected", n_rejected, counted=counted, grew=grew))
 
 
 PLAN_UNKNOWNS = 32  # up to this many undecided requests, the filling is exact (dynamic programming)...
@@ -555,10 +579,10 @@ def _diagnose(holes: list[tuple[int, int, int, str | None, _Record | None]], rej
         if rec is not None:  # between two accepted answers: must be filled
             made = _fill(pool, lo, hi, points) or _fill(pool, lo, hi, [])
             if made is None:
-                left = "the burst started at" if left_by is None else f"{left_by} left it at"
-                extra = " and the undecided requests cannot make up those seats" if pool.seen else ""
-                problems.add(1, lo, f"nothing explains how reserved went from {lo} to {hi}: {left} {lo}, then "
-                                    f"{rec.request_id} moved it from {hi} to {rec.reserved} (a gap{extra})")
+                left = (Message("left_start", {"lo": lo}) if left_by is None else
+                        Message("left_by", {"by": left_by, "lo": lo}))
+                problems.add(1, lo, "gap_undecided" if pool.seen else "gap", lo=lo, hi=hi, left=left,
+                             rid=rec.request_id, reserved=rec.reserved)
                 continue
             fillers.setdefault(position, []).extend(made)
             applied.extend(r for r, _, _ in made)
@@ -575,33 +599,41 @@ def _diagnose(holes: list[tuple[int, int, int, str | None, _Record | None]], rej
     return end
 
 
-def explain(result: CheckResult, limit: int = 12) -> str:
-    """A few English sentences: the serial order that explains the answers, or the first contradiction."""
+def explain(result: CheckResult, limit: int = 12, language: str = "en") -> str:
+    """A few sentences in `language` (de, pt, es, en; English if unknown): the serial order that explains the
+    answers, or the first contradiction and up to `limit` more."""
     if not result.ok:
-        lines = [f"No serial order explains these answers. First contradiction: {result.problem}."]
-        more = result.problems[1:]
+        messages = result.problem_messages  # rendered only as far as `limit` shows them
+        first, more = (describe(messages[0], language), messages[1:]) if messages else (
+            result.problem, result.problems[1:])
+        lines = [describe(Message("explain_failed", {"problem": first}), language)]
         if more:
-            lines.append(f"{len(more)} more:")
-            lines.extend(f"  - {text}" for text in more[:limit])
+            lines.append(describe(Message("explain_more", {"n": len(more)}), language))
+            lines.extend(f"  - {describe(p, language) if isinstance(p, Message) else p}" for p in more[:limit])
             if len(more) > limit:
-                lines.append(f"  … and {len(more) - limit} more.")
+                lines.append("  " + describe(Message("explain_and_more", {"n": len(more) - limit}), language))
         return "\n".join(lines)
-    counted = ""
+    undecided: Message | str = ""
     if result.unknown:
-        counted = (f"; {len(result.unknown)} undecided, of which this order lets {len(result.applied_unknown)} "
-                   f"take effect")
-    lines = [f"One serial order explains all answers: the counter goes from {result.start} to {result.end} "
-             f"(capacity {result.capacity}); {result.accepted} accepted, {result.rejected} rejected{counted}."]
+        undecided = plural("explain_undecided", len(result.unknown), applied=len(result.applied_unknown))
+    summary = Message("explain_ok", {
+        "start": result.start, "end": result.end, "capacity": result.capacity, "undecided": undecided,
+        "accepted": plural("explain_accepted", result.accepted),
+        "rejected": plural("explain_rejected", result.rejected)})
+    lines = [describe(summary, language)]
     if result.steps:
         described = []
         at = result.start
+        undecided_mark = describe(Message("explain_undecided_mark", {}), language)
         for step in result.steps[:limit]:
-            mark = " (undecided)" if step.unknown else ""
+            mark = undecided_mark if step.unknown else ""
             if step.status == "accepted":
                 described.append(f"{step.request_id} {at}→{step.reserved}{mark}")
                 at = step.reserved
             else:
-                described.append(f"{step.request_id} rejected at {step.reserved}{mark}")
-        tail = f", … ({len(result.steps) - limit} more)" if len(result.steps) > limit else ""
-        lines.append("Order: " + ", ".join(described) + tail + ".")
+                described.append(describe(Message("explain_step_rejected", {
+                    "rid": step.request_id, "reserved": step.reserved, "mark": mark}), language))
+        tail = (describe(Message("explain_order_tail", {"n": len(result.steps) - limit}), language)
+                if len(result.steps) > limit else "")
+        lines.append(describe(Message("explain_order", {"steps": ", ".join(described), "tail": tail}), language))
     return "\n".join(lines)
