@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
+from tests.conftest import lab_processes
+
 from reservation_lab.checker import check_history
 from reservation_lab.config import RunFolder
 from reservation_lab.race import race_naive_and_atomic
-from tests.conftest import lab_processes
 
 
 def test_race_shows_the_bug_and_the_fix(run_folder: RunFolder) -> None:

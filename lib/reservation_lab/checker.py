@@ -47,6 +47,7 @@ import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -205,10 +206,13 @@ class _Pool:
             self.total += rec.seats
 
 
+_message = partial(tuple.__new__, Message)  # Message(key, values) without the Python-level __new__
+
+
 class _Problems:
     """Contradictions with a sort key: (phase, counter value or input index, sequence), kept as Messages.
 
-    Only the template key and the values are recorded; the text is rendered once the check is done.
+    Only the template key and the values are recorded; `CheckResult.problems` renders the texts when read.
     """
 
     def __init__(self) -> None:
@@ -216,7 +220,7 @@ class _Problems:
 
     def add(self, phase: int, key: int, template: str | Message, **values: Any) -> None:
         """Record the problem `template` (a catalog key, with `values`) or a ready Message."""
-        message = template if isinstance(template, Message) else Message(template, values)
+        message = template if type(template) is Message else _message((template, values))
         self.items.append((phase, key, len(self.items), message))
 
     def messages(self) -> list[Message]:
@@ -410,9 +414,9 @@ def _check(
         if x not in states:
             chain_states = chain_states or sorted(states)
             i = bisect_left(chain_states, x)
-            where = (Message("where_below", {"start": start}) if i == 0 else
-                     Message("where_above", {"last": chain_states[-1]}) if i == len(chain_states) else
-                     Message("where_between", {"lower": chain_states[i - 1], "upper": chain_states[i]}))
+            where = _message(("where_below", {"start": start}) if i == 0 else
+                             ("where_above", {"last": chain_states[-1]}) if i == len(chain_states) else
+                             ("where_between", {"lower": chain_states[i - 1], "upper": chain_states[i]}))
             problems.add(1, x, "never_existed", rid=rec.request_id, reserved=x, where=where)
         elif x + rec.seats <= capacity:
             problems.add(1, x, "false_rejection", rid=rec.request_id, reserved=x, fit=plural("fit", rec.seats),
