@@ -54,6 +54,11 @@ def main(argv: list[str] | None = None) -> int:
 
     add_verify_arguments(sub.add_parser(
         "verify", help="independent check of a cloud run: deployed (steps 5-6) or deleted (step 7)"))
+    drill = sub.add_parser("drill", help="crash, load and bad-input drills against a local wrangler dev")
+    drills = drill.add_subparsers(dest="drill", required=True)
+    from reservation_lab.drills import crash
+
+    crash.add_arguments(drills.add_parser("crash", help="SIGKILL the dev server mid-burst, restart, replay"))
     args = parser.parse_args(argv)
     try:
         return args.func(args)

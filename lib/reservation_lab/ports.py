@@ -17,8 +17,13 @@ def free_port() -> int:
 
 
 def port_is_free(port: int) -> bool:
-    """True if nothing listens on 127.0.0.1:port (a bind would succeed)."""
+    """True if nothing listens on 127.0.0.1:port (a bind would succeed).
+
+    SO_REUSEADDR lets the bind ignore connections of a killed server lingering in TIME_WAIT;
+    on Linux a live listener still makes it fail.
+    """
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((LOOPBACK, port))
         except OSError:
