@@ -56,9 +56,11 @@ def main(argv: list[str] | None = None) -> int:
         "verify", help="independent check of a cloud run: deployed (steps 5-6) or deleted (step 7)"))
     drill = sub.add_parser("drill", help="crash, load and bad-input drills against a local wrangler dev")
     drills = drill.add_subparsers(dest="drill", required=True)
-    from reservation_lab.drills import crash
+    from reservation_lab.drills import bad_input, crash, load
 
     crash.add_arguments(drills.add_parser("crash", help="SIGKILL the dev server mid-burst, restart, replay"))
+    load.add_arguments(drills.add_parser("load", help="many distinct requests at rising concurrency, nothing lost"))
+    bad_input.add_arguments(drills.add_parser("bad-input", help="malformed requests: documented 4xx, state unchanged"))
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -86,10 +87,12 @@ def start_dev_server(
     log_name: str = "dev.log",
     config: Path | None = None,
     state_dir: Path | None = None,
+    progress: Callable[[float], None] | None = None,
 ) -> DevServer:
     """Start `wrangler dev` for the run on 127.0.0.1:port (0 = free port) and wait for /health.
 
     `config` and `state_dir` default to the run's own; pass others to serve another Worker from the run folder.
+    `progress`, if given, is called about twice a second with the seconds waited so far for /health.
     """
     toolchain = find_toolchain()
     config = config or run.config
@@ -128,7 +131,7 @@ def start_dev_server(
     server = DevServer(run, port, log_path, proc, watchdog, started_at)
     _RUNNING.add(server)
     try:
-        _wait_until_healthy(server, timeout)
+        _wait_until_healthy(server, timeout, progress)
     except BaseException:
         server.stop()
         raise
@@ -136,10 +139,16 @@ def start_dev_server(
     return server
 
 
-def _wait_until_healthy(server: DevServer, timeout: float) -> None:
+def _wait_until_healthy(
+    server: DevServer, timeout: float, progress: Callable[[float], None] | None = None
+) -> None:
     deadline = time.monotonic() + timeout
+    reported = time.monotonic()
     with httpx.Client(timeout=2.0, trust_env=False) as client:
         while time.monotonic() < deadline:
+            if progress is not None and time.monotonic() - reported >= 0.5:
+                reported = time.monotonic()
+                progress(reported - server.started_at)
             if server.proc.poll() is not None:
                 tail = "\n".join(server.log_text().strip().splitlines()[-8:])
                 raise DevServerError(

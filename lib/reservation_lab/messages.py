@@ -25,3 +25,77 @@ SKIPPED_LOGIN = {
 def text(catalog: dict[str, str], language: str, **values: object) -> str:
     """The catalog's sentence in `language` (English if the language is unknown)."""
     return catalog.get(language, catalog["en"]).format(**values)
+
+
+# Friendly errors (notebook.friendly_errors): one sentence, shown above the original message.
+FRIENDLY_LAB_ERROR = {
+    "de": "Ein Schritt des Labs ist gescheitert; die Meldung darunter sagt, was passiert ist und was zu tun ist.",
+    "pt": "Uma etapa do laboratório falhou; a mensagem abaixo diz o que aconteceu e o que fazer.",
+    "es": "Un paso del laboratorio ha fallado; el mensaje de abajo dice qué pasó y qué hacer.",
+    "en": "A lab step failed; the message below says what happened and what to do.",
+}
+
+FRIENDLY_TOOLCHAIN = {
+    "de": "Node 22 oder das festgelegte wrangler fehlt: führen Sie im Terminal ./lab setup aus und starten Sie "
+          "dann den Kernel neu.",
+    "pt": "Falta o Node 22 ou o wrangler fixado: execute ./lab setup no terminal e depois reinicie o kernel.",
+    "es": "Falta Node 22 o el wrangler fijado: ejecute ./lab setup en la terminal y luego reinicie el kernel.",
+    "en": "Node 22 or the pinned wrangler is missing: run ./lab setup in a terminal, then restart the kernel.",
+}
+
+FRIENDLY_PORT_BUSY = {
+    "de": "Der gewählte Port ist belegt: setzen Sie port = 0 (freier Port) oder beenden Sie den Prozess, "
+          "der ihn belegt.",
+    "pt": "A porta escolhida está ocupada: defina port = 0 (porta livre) ou encerre o processo que a usa.",
+    "es": "El puerto elegido está ocupado: defina port = 0 (puerto libre) o detenga el proceso que lo usa.",
+    "en": "The chosen port is busy: set port = 0 (a free port) or stop the process that uses it.",
+}
+
+FRIENDLY_DEV_SERVER = {
+    "de": "Der lokale Server (wrangler dev) ist nicht bereit geworden; sein Protokoll im Run-Ordner zeigt, warum.",
+    "pt": "O servidor local (wrangler dev) não ficou pronto; o log dele na pasta da execução mostra o porquê.",
+    "es": "El servidor local (wrangler dev) no llegó a estar listo; su registro en la carpeta de la ejecución "
+          "muestra por qué.",
+    "en": "The local server (wrangler dev) did not become ready; its log in the run folder shows why.",
+}
+
+FRIENDLY_WRANGLER = {
+    "de": "Ein wrangler-Befehl ist fehlgeschlagen; seine Ausgabe steht oben, die Meldung darunter fasst sie zusammen.",
+    "pt": "Um comando do wrangler falhou; a saída dele está acima e a mensagem abaixo a resume.",
+    "es": "Un comando de wrangler ha fallado; su salida está arriba y el mensaje de abajo la resume.",
+    "en": "A wrangler command failed; its output is above and the message below sums it up.",
+}
+
+FRIENDLY_INVARIANT = {
+    "de": "Eine Invariante des Labs gilt nicht: das Ergebnis widerspricht der erwarteten Reservierungslogik "
+          "(Details darunter).",
+    "pt": "Uma invariante do laboratório não se verifica: o resultado contradiz a lógica de reservas esperada "
+          "(detalhes abaixo).",
+    "es": "Una invariante del laboratorio no se cumple: el resultado contradice la lógica de reservas esperada "
+          "(detalles abajo).",
+    "en": "A lab invariant does not hold: the result contradicts the expected reservation logic (details below).",
+}
+
+FRIENDLY_NAME = {
+    "de": "`{name}` ist noch nicht definiert: führen Sie zuerst die Zellen darüber aus "
+          "(Run → Run All Above Selected Cell).",
+    "pt": "`{name}` ainda não está definido: execute primeiro as células acima (Run → Run All Above Selected Cell).",
+    "es": "`{name}` todavía no está definido: ejecute primero las celdas de arriba "
+          "(Run → Run All Above Selected Cell).",
+    "en": "`{name}` is not defined yet: run the cells above first (Run → Run All Above Selected Cell).",
+}
+
+# Progress of a long wait (notebook.start_server), one line updated in place.
+WAITING_FOR_SERVER = {
+    "de": "warte auf wrangler dev … {seconds:.1f} s",
+    "pt": "aguardando o wrangler dev … {seconds:.1f} s",
+    "es": "esperando a wrangler dev … {seconds:.1f} s",
+    "en": "waiting for wrangler dev … {seconds:.1f} s",
+}
+
+SERVER_READY = {
+    "de": "wrangler dev bereit nach {seconds:.1f} s",
+    "pt": "wrangler dev pronto após {seconds:.1f} s",
+    "es": "wrangler dev listo tras {seconds:.1f} s",
+    "en": "wrangler dev ready after {seconds:.1f} s",
+}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -10,8 +11,29 @@ from typing import Any
 from reservation_lab.burst import Decision
 from reservation_lab.config import RunFolder, create_run_folder, redacted
 from reservation_lab.devserver import DevServer, start_dev_server
+from reservation_lab.errors import (
+    DevServerError,
+    InvariantError,
+    LabError,
+    PortBusyError,
+    ToolchainError,
+    WranglerError,
+)
 from reservation_lab.invariants import decision_table, totals_after
-from reservation_lab.messages import SKIPPED_LOGIN, SKIPPED_STEP, text
+from reservation_lab.messages import (
+    FRIENDLY_DEV_SERVER,
+    FRIENDLY_INVARIANT,
+    FRIENDLY_LAB_ERROR,
+    FRIENDLY_NAME,
+    FRIENDLY_PORT_BUSY,
+    FRIENDLY_TOOLCHAIN,
+    FRIENDLY_WRANGLER,
+    SERVER_READY,
+    SKIPPED_LOGIN,
+    SKIPPED_STEP,
+    WAITING_FOR_SERVER,
+    text,
+)
 from reservation_lab.paths import REPO_ROOT, WORKER_SRC
 from reservation_lab.plots import label, plot_bursts
 from reservation_lab.race import Race
@@ -21,15 +43,98 @@ from reservation_lab.wrangler import run_wrangler
 __all__ = [
     "pinned_wrangler_version", "prepare_run", "shown_path", "print_json", "skip_cloud", "show_config",
     "show_source", "wrangler_version", "start_server", "show_decisions", "decision_of", "totals_after",
-    "write_report", "show_race", "plot_race",
+    "write_report", "show_race", "plot_race", "friendly_errors", "friendly_traceback", "LAB_NAMES",
 ]
 
 _SERVERS: dict[Path, DevServer] = {}
+_LANGUAGE = {"current": "en"}  # the notebook's language, set by friendly_errors(); used for progress lines
+
+# Every name the course's code cells define (parameters, imports, results). A NameError for one of them means
+# a cell was run before the cell that defines it; tests/test_friendly.py keeps this list in step with cells.yml.
+LAB_NAMES = frozenset({
+    "LabClient", "account_id", "account_name", "after_restart", "app_url", "atomic_history", "burst_size",
+    "check_burst", "check_equal", "check_history", "client", "cloud", "cloud_after", "cloud_before", "cloud_client",
+    "cloud_decisions", "cloud_summary", "config_path", "decisions", "delete_worker", "deploy", "deployment",
+    "dry_run", "durable_view", "expected_late", "expected_summary", "explain", "final_status", "first", "history",
+    "identity", "json", "lab", "language", "late", "login", "logout", "naive_history", "node_tests", "port",
+    "port_is_free", "race", "race_naive_and_atomic", "redeployed", "replay", "report", "run", "run_node_tests",
+    "send_burst", "server", "status_after_burst", "status_after_restart", "status_before", "summary", "sys",
+    "verify", "version", "wait_until_ready", "whoami", "workdir", "workshop", "write_cleanup_config",
+    "write_wrangler_config",
+})
+
+# Most specific first: the first matching class picks the sentence.
+_FRIENDLY_SENTENCES: tuple[tuple[type[BaseException], dict[str, str]], ...] = (
+    (ToolchainError, FRIENDLY_TOOLCHAIN),
+    (PortBusyError, FRIENDLY_PORT_BUSY),
+    (DevServerError, FRIENDLY_DEV_SERVER),
+    (WranglerError, FRIENDLY_WRANGLER),
+    (LabError, FRIENDLY_LAB_ERROR),
+    (InvariantError, FRIENDLY_INVARIANT),
+)
+_RED, _RESET = "\x1b[1;31m", "\x1b[0m"
 
 
 def prepare_run(workdir: str | Path = "") -> RunFolder:
-    """This run's own folder: `.runs/<run name>` by default, or the given workdir."""
+    """This run's own folder: `.runs/<run name>` by default, or the given workdir.
+
+    Re-running the setup cell starts a new run on purpose: the run's SQLite state is durable, so reusing it
+    would make a second pass of the notebook meet a full workshop and fail the burst invariants. What must
+    not survive is the previous run's server, so every `wrangler dev` this kernel started through
+    start_server() is stopped first (the new run starts its own).
+    """
+    while _SERVERS:
+        _, previous = _SERVERS.popitem()
+        previous.stop()
     return create_run_folder(workdir or None)
+
+
+def friendly_traceback(error: BaseException, language: str) -> list[str] | None:
+    """The short traceback a notebook shows for a lab error: one sentence in `language`, then the original
+    `Type: message`. None for errors the lab does not explain (they keep IPython's full traceback)."""
+    if isinstance(error, NameError):
+        name = getattr(error, "name", None)
+        if name not in LAB_NAMES:
+            return None
+        sentence = text(FRIENDLY_NAME, language, name=name)
+    else:
+        catalog = next((c for kind, c in _FRIENDLY_SENTENCES if isinstance(error, kind)), None)
+        if catalog is None:
+            return None
+        sentence = text(catalog, language)
+    return [f"{_RED}{sentence}{_RESET}", f"{type(error).__name__}: {error}"]
+
+
+def friendly_errors(language: str) -> bool:
+    """Show lab errors in the notebook as one sentence in `language` plus the original message, no traceback.
+
+    Registers an IPython custom exception handler for LabError, InvariantError and NameError (only for the
+    names the course defines: "run the cells above first"). The cell still fails: the handler sends a real
+    `error` output (with the short traceback), so Run All stops there and papermill and nbval fail loudly.
+    `%tb` still prints the full traceback. Calling it again replaces the handler. Also remembers `language`
+    for the helpers' progress lines. Returns False outside IPython (nothing to install).
+    """
+    _LANGUAGE["current"] = language
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None:
+        return False
+
+    def handler(shell: Any, etype: type[BaseException], value: BaseException, tb: Any, tb_offset: Any = None):
+        sys.last_type, sys.last_value, sys.last_traceback = etype, value, tb  # for %tb
+        sys.last_exc = value
+        stb = friendly_traceback(value, language)
+        if stb is None:
+            shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+            return None
+        shell._showtraceback(etype, value, stb)  # the same call IPython's showtraceback() ends in
+        return stb
+
+    shell.set_custom_exc((LabError, InvariantError, NameError), handler)
+    return True
 
 
 def shown_path(path: Path) -> str:
@@ -71,13 +176,52 @@ def wrangler_version(run: RunFolder) -> str:
 
 
 def start_server(run: RunFolder, port: int = 0, log_name: str = "dev.log") -> DevServer:
-    """Start `wrangler dev` for the run; a server this kernel still runs for the run is stopped first."""
+    """Start `wrangler dev` for the run; a server this kernel still runs for the run is stopped first.
+
+    In a notebook the wait for /health shows one line, updated in place ("waiting for wrangler dev … 1.6 s").
+    """
     previous = _SERVERS.pop(run.root, None)
     if previous is not None:
         previous.stop()
-    server = start_dev_server(run, port=port, log_name=log_name)
+    progress = _ServerProgress(_LANGUAGE["current"]) if _in_kernel() else None
+    server = start_dev_server(run, port=port, log_name=log_name, progress=progress)
     _SERVERS[run.root] = server
+    if progress is not None:
+        progress.done(server.healthy_after)
     return server
+
+
+def _in_kernel() -> bool:
+    """True inside a Jupyter kernel (where display updates reach a notebook)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+class _ServerProgress:
+    """One output line that shows how long the wait for wrangler dev has taken so far."""
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+        self.handle: Any = None
+
+    def _show(self, line: str) -> None:
+        from IPython.display import display
+
+        if self.handle is None:
+            self.handle = display({"text/plain": line}, raw=True, display_id=True)
+        else:
+            self.handle.update({"text/plain": line}, raw=True)
+
+    def __call__(self, seconds: float) -> None:
+        self._show(text(WAITING_FOR_SERVER, self.language, seconds=seconds))
+
+    def done(self, seconds: float) -> None:
+        if self.handle is not None:
+            self._show(text(SERVER_READY, self.language, seconds=seconds))
 
 
 def show_decisions(decisions: Iterable[Decision]) -> None:
@@ -97,11 +241,12 @@ def decision_of(decisions: Iterable[Decision], request_id: str) -> Decision:
 
 def show_race(race: Race, language: str) -> None:
     """The race in numbers: answers, confirmed seats and the durable counter, per Worker."""
-    print(f"{'':<40} {'accepted':>8} {'rejected':>8} {'seats':>6} {'reserved':>8}")
+    print(f"{'':<40} {label('accepted', language):>10} {label('rejected', language):>10} "
+          f"{label('seats', language):>8} {'reserved':>8}")
     for key, burst in (("naive", race.naive), ("atomic", race.atomic)):
         facts = burst.facts()
-        print(f"{label(key, language):<40} {facts['accepted']:>8} {facts['rejected']:>8} "
-              f"{facts['acceptedSeats']:>6} {facts['durableReserved']:>8}")
+        print(f"{label(key, language):<40} {facts['accepted']:>10} {facts['rejected']:>10} "
+              f"{facts['acceptedSeats']:>8} {facts['durableReserved']:>8}")
 
 
 def plot_race(race: Race, language: str) -> None:

@@ -14,6 +14,7 @@ LABELS = {
     "accepted": {"de": "angenommen", "pt": "aceita", "es": "aceptada", "en": "accepted"},
     "rejected": {"de": "abgelehnt", "pt": "rejeitada", "es": "rechazada", "en": "rejected"},
     None: {"de": "ohne Entscheidung", "pt": "sem decisão", "es": "sin decisión", "en": "undecided"},
+    "seats": {"de": "Plätze", "pt": "lugares", "es": "plazas", "en": "seats"},
     "naive": {"de": "naiv: lesen, Timer, schreiben", "pt": "ingênuo: ler, timer, gravar",
               "es": "ingenuo: leer, temporizador, escribir", "en": "naive: read, timer, write"},
     "atomic": {"de": "atomar: eine transactionSync", "pt": "atômico: uma transactionSync",

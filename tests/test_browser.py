@@ -1,0 +1,294 @@
+"""The learner's path in a real browser: JupyterLab, headless Chromium, Run All Cells in every language.
+
+Starts JupyterLab from the venv on a copy of notebooks/ (its own process group, a random token, loopback
+only, no update or news checks), opens each language's notebook in Debian's Chromium through Playwright,
+clears the stored reference outputs, runs all cells through the menus a learner uses, and waits for the
+report. Then it checks what a learner must see: the invariant summary, the restart proof, the race plot,
+the skipped cloud steps in the notebook's language and no error. Screenshots go to .artifacts/browser/.
+Deselect with `-m "not browser"`; skipped with a reason when Chromium or Playwright is missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from tests.conftest import lab_processes
+
+from reservation_lab import messages
+from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
+from reservation_lab.ports import LOOPBACK, free_port
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+JUPYTER = REPO_ROOT / ".venv" / "bin" / "jupyter"
+ARTIFACTS = REPO_ROOT / ".artifacts" / "browser"
+LANGUAGES = ("de", "pt", "es")
+NOTEBOOK = "concurrent-reservations.ipynb"
+RUN_TIMEOUT = 240.0  # one notebook, Run All to report (about a minute here)
+# As the machine notes prescribe: no sandbox as root, no GPU, and nothing that reaches out on its own.
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+# Marks every process started under this JupyterLab (kernels inherit it, wrangler and workerd from them),
+# so the leak check counts our processes only, not those of another run in the same checkout.
+MARK = "RESERVATION_LAB_BROWSER_TEST"
+
+
+@dataclass
+class Lab:
+    """A running JupyterLab: its process, address, token and the marker its descendants carry."""
+
+    proc: subprocess.Popen
+    base_url: str
+    token: str
+    log_path: Path
+    stopped: bool = field(default=False)
+
+    def api(self, method: str, path: str) -> Any:
+        response = httpx.request(method, f"{self.base_url}{path}", timeout=30, trust_env=False,
+                                 headers={"Authorization": f"token {self.token}"})
+        response.raise_for_status()
+        return response.json() if response.content else None
+
+    def url(self, language: str) -> str:
+        return f"{self.base_url}/lab/tree/{language}/{NOTEBOOK}?reset&token={self.token}"
+
+    def shutdown_kernels(self) -> None:
+        for kernel in self.api("GET", "/api/kernels"):
+            self.api("DELETE", f"/api/kernels/{kernel['id']}")
+
+    def stop(self) -> None:
+        """Shut every kernel down through the REST API, then TERM (later KILL) JupyterLab's process group."""
+        if self.stopped:
+            return
+        with contextlib.suppress(httpx.HTTPError):
+            self.shutdown_kernels()
+        for sig, wait in ((signal.SIGTERM, 30), (signal.SIGKILL, 10)):
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                self.proc.wait(timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        self.stopped = True
+
+
+def marked_lab_processes(token: str) -> list[str]:
+    """lab_processes() (wrangler, workerd, watchdog of this checkout) that descend from this test's JupyterLab."""
+    marker = f"{MARK}={token}".encode()
+    left = []
+    for line in lab_processes():
+        pid = line.split(":", 1)[0]
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if marker in environ:
+            left.append(line)
+    return left
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (`./lab test` does so when run as root)")
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    if not JUPYTER.exists():
+        pytest.skip(f"{JUPYTER} is missing: run ./lab setup")
+    tmp = tmp_path_factory.mktemp("browser")
+    root_dir = tmp / "notebooks"
+    shutil.copytree(NOTEBOOKS_DIR, root_dir, ignore=shutil.ignore_patterns("source", ".ipynb_checkpoints"))
+    # Jupyter's own state in the temp folder; the news question off (a toast that would cover the screenshots).
+    settings = tmp / "settings"
+    (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
+    (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    token = secrets.token_hex(24)
+    port = free_port()
+    env = {**os.environ, MARK: token, "JUPYTER_CONFIG_DIR": str(tmp / "config"),
+           "JUPYTER_DATA_DIR": str(tmp / "data"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime")}
+    root_flag = ["--allow-root"] if os.geteuid() == 0 else []
+    log_path = tmp / "jupyter.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [str(JUPYTER), "lab", "--ip", LOOPBACK, "--port", str(port), "--no-browser", *root_flag,
+             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root_dir}",
+             "--ServerApp.port_retries=0",
+             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url=None",
+             f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={tmp / 'workspaces'}"],
+            cwd=tmp, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    running = Lab(proc, f"http://{LOOPBACK}:{port}", token, log_path)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                running.api("GET", "/api/status")
+                break
+            except httpx.HTTPError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"JupyterLab did not start:\n{log_path.read_text()[-3000:]}") from None
+                time.sleep(0.25)
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(lab: Lab) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        # Playwright gives every launch a fresh, empty profile (its own --user-data-dir).
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()
+
+
+def output_text(page: Any) -> str:
+    """The text of every output area in the notebook (never the code), one block per output."""
+    return page.evaluate(
+        "() => [...document.querySelectorAll('.jp-OutputArea-output')].map(o => o.textContent).join('\\n')")
+
+
+def stderr_texts(page: Any) -> list[str]:
+    """Outputs rendered as stderr: error outputs (tracebacks) and anything written to stderr."""
+    return page.evaluate("() => [...document.querySelectorAll("
+                         "'.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]')]"
+                         ".map(o => o.textContent)")
+
+
+def code_prompts(page: Any) -> list[str]:
+    return page.evaluate("() => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]"
+                         ".map(p => p.textContent.trim())")
+
+
+def kernel_idle(lab: Lab, language: str) -> bool:
+    sessions = [s for s in lab.api("GET", "/api/sessions") if s["path"] == f"{language}/{NOTEBOOK}"]
+    return bool(sessions) and sessions[0]["kernel"]["execution_state"] == "idle"
+
+
+def menu(page: Any, top: str, item: str) -> None:
+    """Click a main menu entry the way a learner does: the menu bar, then the item."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{top}$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(item)}$")).click()
+
+
+def wait_for(condition, timeout: float, what: str, interval: float = 0.5):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = condition()
+        if result:
+            return result
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def code_cell(page: Any, marker: str) -> Any:
+    """The first code cell whose output contains `marker`."""
+    return page.locator(".jp-CodeCell").filter(
+        has=page.locator(".jp-OutputArea-output", has_text=marker)).first
+
+
+def scroll_to(page: Any, cell: Any) -> None:
+    """Bring a cell to the top of the notebook. Cells off screen are laid out lazily (content-visibility),
+    so heights change while scrolling: repeat until the cell stays put."""
+    top = None
+    for _ in range(10):
+        cell.evaluate("cell => cell.scrollIntoView({block: 'start'})")
+        page.wait_for_timeout(250)
+        now = cell.evaluate("cell => cell.getBoundingClientRect().top")
+        if now == top:
+            return
+        top = now
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_learner_runs_all_cells_in_jupyterlab(language: str, lab: Lab, browser: Any) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale=language)
+    page = context.new_page()
+    try:
+        page.goto(lab.url(language))
+        page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=90_000)
+        wait_for(lambda: kernel_idle(lab, language), 90, "the kernel to be idle")
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
+
+        # The committed notebook carries reference outputs: clear them, so everything checked below is fresh.
+        page.locator(".jp-Notebook .jp-Cell").first.click()
+        menu(page, "Edit", "Clear Outputs of All Cells")
+        wait_for(lambda: '"final_status"' not in output_text(page), 30, "the reference outputs to be cleared")
+
+        started = time.monotonic()
+        menu(page, "Run", "Run All Cells")
+
+        def finished() -> bool:
+            if '"final_status"' in output_text(page) and kernel_idle(lab, language):
+                return True
+            failed = [text for text in stderr_texts(page) if "Error" in text]
+            if failed and kernel_idle(lab, language):  # Run All stops at the first failing cell
+                raise AssertionError(f"a cell failed in the {language} notebook:\n" + "\n".join(failed))
+            return False
+
+        wait_for(finished, RUN_TIMEOUT, f"the report of the {language} notebook", interval=2)
+        elapsed = time.monotonic() - started
+
+        text = output_text(page)
+        assert '"accepted": 4' in text and '"rejected": 6' in text, "invariant summary missing"
+        assert '"highestReserved": 4' in text
+        assert '"rejectedRequests": 7' in text and '"replayed": true' in text, "restart proof missing"
+        assert '"processesLeft": 0' in text
+        assert '"naiveSerialOrder": false' in text and '"atomicSerialOrder": true' in text
+        for step in (5, 6, 7):
+            assert messages.text(messages.SKIPPED_STEP, language, step=step) in text
+        ready = messages.SERVER_READY[language].split("{")[0]
+        assert text.count(ready) == 2, f"progress line {ready!r} not shown for both server starts"
+        assert page.locator('.jp-OutputArea-output img[src^="data:image/png"]').count() >= 1, "race plot missing"
+        prompts = code_prompts(page)
+        assert prompts and all(re.fullmatch(r"\[\d+\]:", p) for p in prompts), prompts
+        errors = [t for t in stderr_texts(page) if re.search(r"Error|Traceback", t)]
+        assert errors == [], errors
+
+        # What a learner sees: the race plot in the window, and the plot, burst summary and report as cells.
+        plot_cell = page.locator(".jp-CodeCell").filter(
+            has=page.locator('.jp-OutputArea-output img[src^="data:image/png"]')).first
+        shots = {"plot": plot_cell, "summary": code_cell(page, '"highestReserved"'),
+                 "report": code_cell(page, '"final_status"'), "server": code_cell(page, ready)}
+        scroll_to(page, plot_cell)
+        page.screenshot(path=str(ARTIFACTS / f"{language}.png"))
+        for name, cell in shots.items():
+            scroll_to(page, cell)
+            cell.screenshot(path=str(ARTIFACTS / f"{language}-{name}.png"))
+        print(f"{language}: Run All Cells to report in {elapsed:.0f} s")
+    finally:
+        context.close()
+        lab.shutdown_kernels()
+
+
+def test_jupyterlab_stops_and_leaves_no_process(lab: Lab) -> None:
+    lab.stop()
+    assert lab.proc.poll() is not None, "JupyterLab is still running"
+    deadline = time.monotonic() + 20
+    left = marked_lab_processes(lab.token)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.2)
+        left = marked_lab_processes(lab.token)
+    assert left == [], "wrangler/workerd/watchdog left behind:\n" + "\n".join(left)

@@ -1,0 +1,158 @@
+"""Friendly cells: a lab error shows one sentence in the notebook's language, the cell still fails loudly."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+from reservation_lab import messages, notebooks
+from reservation_lab.errors import DevServerError, InvariantError, LabError, PortBusyError, ToolchainError
+from reservation_lab.notebook import LAB_NAMES, friendly_traceback
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def plain(lines: list[str]) -> str:
+    return ANSI.sub("", "\n".join(lines))
+
+
+def notebook(*sources: str) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {"kernelspec": dict(notebooks.KERNELSPEC)}
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    return nb
+
+
+def execute(nb: nbformat.NotebookNode, cwd: Path, allow_errors: bool = True, timeout: int = 120) -> None:
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=allow_errors,
+                   resources={"metadata": {"path": str(cwd)}}).execute()
+
+
+def errors_of(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    return [output for output in cell.outputs if output.output_type == "error"]
+
+
+SETUP = "from reservation_lab import notebook as lab\nlab.friendly_errors({language!r})"
+
+
+@pytest.mark.parametrize("language", ["de", "pt", "es"])
+def test_lab_errors_show_one_sentence_in_the_notebooks_language_and_still_fail(language: str, tmp_path: Path) -> None:
+    nb = notebook(
+        SETUP.format(language=language),
+        "from reservation_lab.errors import DevServerError\n"
+        "print('before')\n"
+        "raise DevServerError('wrangler dev broke')",
+        "print(server)",
+        "from reservation_lab.invariants import check_equal\ncheck_equal('burst summary', 3, 4)",
+        "print(not_a_lab_name)",
+        "print('still running')",
+    )
+    execute(nb, tmp_path)
+    setup, lab_error, name_error, invariant, other_name, last = nb.cells
+    assert errors_of(setup) == []
+    assert last.outputs[0].text == "still running\n"
+
+    for cell, catalog, ename, evalue in (
+        (lab_error, messages.FRIENDLY_DEV_SERVER, "DevServerError", "wrangler dev broke"),
+        (name_error, messages.FRIENDLY_NAME, "NameError", "name 'server' is not defined"),
+        (invariant, messages.FRIENDLY_INVARIANT, "InvariantError", "burst summary: expected 4, got 3."),
+    ):
+        [error] = errors_of(cell)  # a real error output: Run All stops here, papermill and nbval fail
+        assert (error.ename, error.evalue) == (ename, evalue)
+        shown = plain(error.traceback)
+        assert len(error.traceback) == 2 and "Traceback" not in shown and "File " not in shown, shown
+        assert shown == messages.text(catalog, language, name="server") + f"\n{ename}: {evalue}"
+    assert lab_error.outputs[0].text == "before\n"
+
+    [error] = errors_of(other_name)  # a learner's own NameError keeps IPython's full traceback
+    assert error.ename == "NameError" and "Traceback" in plain(error.traceback)
+
+
+def test_a_lab_error_still_fails_nbclient_and_papermill(tmp_path: Path) -> None:
+    import papermill
+
+    source = notebook(SETUP.format(language="es"),
+                      "from reservation_lab.errors import PortBusyError\nraise PortBusyError('port 8787 is busy')",
+                      "print('never reached')")
+    with pytest.raises(CellExecutionError, match="El puerto elegido está ocupado"):
+        execute(nbformat.from_dict(source), tmp_path, allow_errors=False)
+
+    path = tmp_path / "failing.ipynb"
+    nbformat.write(source, path)
+    with pytest.raises(papermill.PapermillExecutionError) as raised:
+        papermill.execute_notebook(str(path), str(tmp_path / "out.ipynb"), kernel_name="python3",
+                                   progress_bar=False, cwd=str(tmp_path))
+    assert raised.value.ename == "PortBusyError"
+    assert "port 8787 is busy" in raised.value.evalue
+    executed = [cell for cell in nbformat.read(tmp_path / "out.ipynb", as_version=4).cells
+                if cell.cell_type == "code"]
+    assert len(plain(errors_of(executed[1])[0].traceback).splitlines()) == 2
+    assert executed[2].outputs == []
+
+
+def test_sentences_follow_the_error_class() -> None:
+    def sentence(error: BaseException, language: str = "de") -> str | None:
+        lines = friendly_traceback(error, language)
+        return None if lines is None else ANSI.sub("", lines[0])
+
+    assert sentence(ToolchainError("x")) == messages.FRIENDLY_TOOLCHAIN["de"]
+    assert sentence(PortBusyError("x"), "pt") == messages.FRIENDLY_PORT_BUSY["pt"]
+    assert sentence(DevServerError("x"), "es") == messages.FRIENDLY_DEV_SERVER["es"]
+    assert sentence(LabError("x")) == messages.FRIENDLY_LAB_ERROR["de"]
+    assert sentence(InvariantError("x"), "xx") == messages.FRIENDLY_INVARIANT["en"]  # unknown language: English
+    assert sentence(NameError("name 'decisions' is not defined", name="decisions"), "es").startswith("`decisions`")
+    assert sentence(NameError("name 'typo' is not defined", name="typo")) is None
+    assert sentence(ValueError("x")) is None and sentence(AssertionError("x")) is None
+
+
+def test_every_catalog_speaks_every_language() -> None:
+    for name in dir(messages):
+        catalog = getattr(messages, name)
+        if name.isupper() and isinstance(catalog, dict):
+            assert set(catalog) == set(messages.LANGUAGES), name
+            assert len(set(catalog.values())) == len(catalog), f"{name} repeats a sentence"
+
+
+def test_lab_names_are_exactly_the_names_the_cells_define() -> None:
+    defined: set[str] = set()
+    flags = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    for cell in notebooks.load_cells():
+        if "code" not in cell:
+            continue
+        for node in ast.walk(compile(cell["code"], cell["id"], "exec", flags=flags)):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                defined.add(node.id)
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                defined.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    assert defined == set(LAB_NAMES)
+
+
+def test_the_setup_cell_installs_the_friendly_errors() -> None:
+    for language in ("de", "pt", "es"):
+        nb = nbformat.read(notebooks.notebook_path(language), as_version=4)
+        setup = next(cell for cell in nb.cells if cell.id == "setup")
+        assert "lab.friendly_errors(language)" in setup.source
+        assert setup.source.index("friendly_errors") < setup.source.index("prepare_run")
+
+
+def test_waiting_shows_one_progress_line_and_a_new_run_stops_the_old_server(tmp_path: Path) -> None:
+    nb = notebook(
+        SETUP.format(language="pt"),
+        "from reservation_lab.config import write_wrangler_config\n"
+        f"run = lab.prepare_run({str(tmp_path / 'first')!r})\n"
+        "write_wrangler_config(run)\n"
+        "server = lab.start_server(run)",
+        f"second = lab.prepare_run({str(tmp_path / 'second')!r})\n"
+        "print(server.stopped, not server.processes(), second.root != run.root)",
+    )
+    execute(nb, tmp_path, allow_errors=False, timeout=180)
+    shown = [output for output in nb.cells[1].outputs if output.output_type == "display_data"]
+    assert len(shown) == 1, nb.cells[1].outputs  # one line, updated in place while waiting
+    assert re.fullmatch(r"wrangler dev pronto após \d+\.\d s", shown[0].data["text/plain"])
+    assert nb.cells[2].outputs[0].text == "True True True\n"
