@@ -51,6 +51,23 @@ def client(dev_server: DevServer) -> Iterator[LabClient]:
         yield lab_client
 
 
+def processes_mentioning(text: str) -> list[str]:
+    """Live processes whose command line or working directory contains `text` (e.g. a run folder)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            cwd = str((entry / "cwd").resolve())
+        except (OSError, IndexError):
+            continue
+        if state != "Z" and (text in cmdline or text in cwd):
+            found.append(f"{entry.name}: {cmdline[:160]}")
+    return found
+
+
 def lab_processes() -> list[str]:
     """Command lines of wrangler/workerd/watchdog processes started from this checkout."""
     from reservation_lab.paths import REPO_ROOT

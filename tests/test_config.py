@@ -92,7 +92,7 @@ def test_create_run_folder_copies_the_worker_source(run: RunFolder, tmp_path: Pa
     """src/index.js and src/validation.js are byte-identical copies; logs/ exists; the name is lab-shaped."""
     assert run.root == (tmp_path / "run").resolve()
     assert NAME_SHAPE.fullmatch(run.name)
-    for file in ("index.js", "validation.js"):
+    for file in ("index.js", "front.js", "validation.js"):
         copy = run.root / "src" / file
         assert copy.read_bytes() == (WORKER_SRC / file).read_bytes()
     assert run.logs_dir.is_dir()

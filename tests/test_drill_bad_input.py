@@ -59,7 +59,7 @@ def test_openapi_matches_the_worker_source() -> None:
     route = re.search(r"pathname\.match\(/(.+)/\)", (WORKER_SRC / "validation.js").read_text())[1]
     actions = re.search(r"\(([a-z|]+)\)\$$", route)[1].split("|")
     assert set(doc["paths"]) == {"/health"} | {f"/workshops/{{name}}/{action}" for action in actions}
-    worker = (WORKER_SRC / "index.js").read_text() + (WORKER_SRC / "validation.js").read_text()
+    worker = "".join((WORKER_SRC / name).read_text() for name in ("index.js", "front.js", "validation.js"))
     codes = set(re.findall(r'error: "(\w+)"', worker))
     assert set(schemas["Error"]["properties"]["error"]["enum"]) == codes
 

@@ -52,7 +52,7 @@ def test_naive_config_is_local_only(run_folder: RunFolder) -> None:
         "durable_objects": {"bindings": [{"name": "WORKSHOPS", "class_name": "NaiveWorkshop"}]},
         "exports": {"NaiveWorkshop": {"type": "durable-object", "storage": "sqlite"}},
     }
-    for file in ("naive.js", "validation.js"):
+    for file in ("naive.js", "front.js", "validation.js"):
         assert (run_folder.root / "src" / file).read_bytes() == (WORKER_SRC / file).read_bytes()
     with pytest.raises(LabError):
         check_run_name(config["name"])  # not a lab run name: nothing that deploys run names will take it

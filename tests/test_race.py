@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.conftest import lab_processes
+from tests.conftest import processes_mentioning
 
 from reservation_lab.checker import check_history
 from reservation_lab.config import RunFolder
@@ -25,7 +25,7 @@ def test_race_shows_the_bug_and_the_fix(run_folder: RunFolder) -> None:
     assert race.atomic.facts() == {"accepted": 4, "rejected": 6, "acceptedSeats": 4, "durableReserved": 4,
                                    "capacity": 4}
     assert not race.atomic.overbooked and not race.atomic.lost_updates
-    assert lab_processes() == [], "the race must stop both dev servers"
+    assert processes_mentioning(str(run_folder.root)) == [], "the race must stop both dev servers"
 
 
 def test_checker_accepts_every_atomic_burst_in_a_row(run_folder: RunFolder, dev_server_factory) -> None:

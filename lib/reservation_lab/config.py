@@ -17,7 +17,7 @@ RUN_NAME = re.compile(r"^labex-c10-o03-[0-9a-f]{12}$")
 COMPATIBILITY_DATE = "2026-09-18"
 BINDING = "WORKSHOPS"
 CLASS_NAME = "WorkshopReservations"
-WORKER_FILES = ("index.js", "validation.js")
+WORKER_FILES = ("index.js", "front.js", "validation.js")
 
 
 def new_run_name() -> str:

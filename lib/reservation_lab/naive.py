@@ -18,7 +18,7 @@ from reservation_lab.devserver import DevServer, start_dev_server
 from reservation_lab.paths import WORKER_SRC
 
 NAIVE_CLASS = "NaiveWorkshop"
-NAIVE_FILES = ("naive.js", "validation.js")
+NAIVE_FILES = ("naive.js", "front.js", "validation.js")
 
 
 def naive_config_path(run: RunFolder) -> Path:

@@ -2,7 +2,8 @@
 // The front Worker only validates and routes; the object does the whole
 // check-and-write inside one synchronous SQLite transaction.
 import { DurableObject } from "cloudflare:workers";
-import { CAPACITY, MAX_BODY_BYTES, isValidReservation, parseWorkshopRoute } from "./validation.js";
+import { createFrontWorker } from "./front.js";
+import { CAPACITY } from "./validation.js";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS workshop_state (
@@ -105,80 +106,4 @@ export class WorkshopReservations extends DurableObject {
   }
 }
 
-function json(data, status = 200, headers = {}) {
-  return Response.json(data, { status, headers });
-}
-
-function methodNotAllowed(allow) {
-  return json({ error: "method_not_allowed" }, 405, { allow });
-}
-
-/** Read at most MAX_BODY_BYTES; returns null when the body is larger. */
-async function readLimitedText(request) {
-  const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return null;
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
-}
-
-async function handleReservation(request, env, workshop) {
-  const text = await readLimitedText(request);
-  if (text === null) return json({ error: "payload_too_large" }, 413);
-  let body;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return json({ error: "invalid_json" }, 400);
-  }
-  if (!isValidReservation(body)) return json({ error: "invalid_reservation" }, 400);
-  const result = await env.WORKSHOPS.getByName(workshop).reserve(body.requestId, body.seats);
-  console.log(
-    JSON.stringify({
-      event: "reservation_decided",
-      workshop,
-      requestId: result.requestId,
-      seats: result.seats,
-      status: result.status,
-      reserved: result.reserved,
-      replayed: result.replayed,
-    }),
-  );
-  return json({ workshop, ...result }, result.status === "accepted" ? 201 : 409);
-}
-
-export default {
-  async fetch(request, env) {
-    const url = new URL(request.url);
-    if (url.pathname === "/health") {
-      return request.method === "GET" ? json({ status: "ok" }) : methodNotAllowed("GET");
-    }
-    const route = parseWorkshopRoute(url.pathname);
-    if (route.error) return json({ error: route.error }, route.status);
-    if (route.action === "status") {
-      if (request.method !== "GET") return methodNotAllowed("GET");
-      const state = await env.WORKSHOPS.getByName(route.workshop).getStatus();
-      return json({ workshop: route.workshop, ...state });
-    }
-    if (request.method !== "POST") return methodNotAllowed("POST");
-    return handleReservation(request, env, route.workshop);
-  },
-};
+export default createFrontWorker("reservation_decided");

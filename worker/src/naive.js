@@ -14,7 +14,8 @@
 // (lost updates). The correct object (index.js) does read, check and write in one synchronous
 // transactionSync with a guarded UPDATE, and never awaits in between.
 import { DurableObject } from "cloudflare:workers";
-import { CAPACITY, MAX_BODY_BYTES, isValidReservation, parseWorkshopRoute } from "./validation.js";
+import { createFrontWorker } from "./front.js";
+import { CAPACITY } from "./validation.js";
 
 // The non-storage pause between read and write (10–19 ms, fixed per requestId so a run is repeatable):
 // the length of a short call to another service. Locally a burst of 10 all lands inside it; even 2 ms
@@ -69,82 +70,5 @@ export class NaiveWorkshop extends DurableObject {
   }
 }
 
-// ---- The front Worker: identical to index.js except for the class it talks to. ----
-
-function json(data, status = 200, headers = {}) {
-  return Response.json(data, { status, headers });
-}
-
-function methodNotAllowed(allow) {
-  return json({ error: "method_not_allowed" }, 405, { allow });
-}
-
-/** Read at most MAX_BODY_BYTES; returns null when the body is larger. */
-async function readLimitedText(request) {
-  const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return null;
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
-}
-
-async function handleReservation(request, env, workshop) {
-  const text = await readLimitedText(request);
-  if (text === null) return json({ error: "payload_too_large" }, 413);
-  let body;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return json({ error: "invalid_json" }, 400);
-  }
-  if (!isValidReservation(body)) return json({ error: "invalid_reservation" }, 400);
-  const result = await env.WORKSHOPS.getByName(workshop).reserve(body.requestId, body.seats);
-  console.log(
-    JSON.stringify({
-      event: "naive_reservation_decided",
-      workshop,
-      requestId: result.requestId,
-      seats: result.seats,
-      status: result.status,
-      reserved: result.reserved,
-      replayed: result.replayed,
-    }),
-  );
-  return json({ workshop, ...result }, result.status === "accepted" ? 201 : 409);
-}
-
-export default {
-  async fetch(request, env) {
-    const url = new URL(request.url);
-    if (url.pathname === "/health") {
-      return request.method === "GET" ? json({ status: "ok" }) : methodNotAllowed("GET");
-    }
-    const route = parseWorkshopRoute(url.pathname);
-    if (route.error) return json({ error: route.error }, route.status);
-    if (route.action === "status") {
-      if (request.method !== "GET") return methodNotAllowed("GET");
-      const state = await env.WORKSHOPS.getByName(route.workshop).getStatus();
-      return json({ workshop: route.workshop, ...state });
-    }
-    if (request.method !== "POST") return methodNotAllowed("POST");
-    return handleReservation(request, env, route.workshop);
-  },
-};
+// The front Worker is the same as index.js's; only the class behind WORKSHOPS differs.
+export default createFrontWorker("naive_reservation_decided");
