@@ -56,6 +56,7 @@ from urllib.parse import quote
 from reservation_lab.client import LabClient
 from reservation_lab.config import RunFolder, create_run_folder, write_wrangler_config
 from reservation_lab.devserver import DevServer, start_dev_server
+from reservation_lab.drills import bounded_int
 from reservation_lab.errors import LabError
 from reservation_lab.paths import WORKER_DIR
 from reservation_lab.ports import LOOPBACK
@@ -953,22 +954,10 @@ def _shape(request: RawRequest) -> str:
     return f"{request.method} {size}{' chunked' if request.chunked else ''}"
 
 
-def _bounded(lo: int, hi: int) -> Any:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"{value} is outside {lo}..{hi}")
-        return value
-
-    return parse
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `drill bad-input`; the command runs `main`."""
-    parser.add_argument("--examples", type=_bounded(0, MAX_EXAMPLES), default=1000,
+    parser.add_argument("--examples", type=bounded_int(0, MAX_EXAMPLES), default=1000,
                         help="generated malformed requests besides the table (default 1000)")
     parser.add_argument("--seed", type=int, default=None, help="hypothesis seed (default: a random one, printed)")
     parser.add_argument("--workdir", default=None,

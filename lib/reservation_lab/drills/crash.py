@@ -40,6 +40,7 @@ from reservation_lab.checker import check_history
 from reservation_lab.client import LabClient
 from reservation_lab.config import RunFolder, create_run_folder, write_wrangler_config
 from reservation_lab.devserver import DevServer, start_dev_server
+from reservation_lab.drills import bounded_int
 from reservation_lab.errors import LabError
 from reservation_lab.invariants import CAPACITY
 from reservation_lab.ports import LOOPBACK
@@ -380,23 +381,11 @@ def _check_totals(label: str, status: dict[str, Any], fail: Callable[[str], None
              f"capacity={status['capacity']}.")
 
 
-def _bounded(lo: int, hi: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"{value} is outside {lo}..{hi}")
-        return value
-
-    return parse
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `drill crash`; the command runs `main`."""
-    parser.add_argument("--trials", type=_bounded(1, MAX_TRIALS), default=5, help="crash trials (default 5)")
-    parser.add_argument("--burst", type=_bounded(2, MAX_BURST), default=200,
+    parser.add_argument("--trials", type=bounded_int(1, MAX_TRIALS), default=5, help="crash trials (default 5)")
+    parser.add_argument("--burst", type=bounded_int(2, MAX_BURST), default=200,
                         help=f"one-seat requests per burst (default 200; capacity is {CAPACITY})")
     parser.add_argument("--seed", type=int, default=None, help="seed of the kill moments (default: a random one)")
     parser.add_argument("--workdir", default=None,

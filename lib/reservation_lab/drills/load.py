@@ -40,6 +40,7 @@ from reservation_lab.burst import RETRY_STATUSES, Attempt, Decision
 from reservation_lab.checker import check_history
 from reservation_lab.config import create_run_folder, write_wrangler_config
 from reservation_lab.devserver import start_dev_server
+from reservation_lab.drills import bounded_int
 from reservation_lab.errors import LabError
 
 MAX_REQUESTS = 20_000  # per level
@@ -363,26 +364,14 @@ def parse_levels(text: str) -> list[int]:
     return levels
 
 
-def _bounded(lo: int, hi: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"{value} is outside {lo}..{hi}")
-        return value
-
-    return parse
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `drill load`; the command runs `main`."""
-    parser.add_argument("--requests", type=_bounded(1, MAX_REQUESTS), default=2000,
+    parser.add_argument("--requests", type=bounded_int(1, MAX_REQUESTS), default=2000,
                         help="distinct requestIds per concurrency level (default 2000)")
     parser.add_argument("--concurrency", type=parse_levels, default=[10, 50, 200],
                         help="comma-separated concurrency levels: requests in flight at most (default 10,50,200)")
-    parser.add_argument("--workshops", type=_bounded(1, MAX_WORKSHOPS), default=50,
+    parser.add_argument("--workshops", type=bounded_int(1, MAX_WORKSHOPS), default=50,
                         help="fresh workshops per level the requests are spread over (default 50)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the seat counts and the retry jitter")
     parser.add_argument("--workdir", default=None,
