@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +53,44 @@ def request_ids(size: int, prefix: str = "request") -> list[str]:
     return [f"{prefix}-{i}" for i in range(1, size + 1)]
 
 
+def doubling_backoff(attempt: int) -> float:
+    """Seconds to wait before retry number `attempt` + 1: 0.1, 0.2, 0.4, …"""
+    return 0.05 * 2**attempt
+
+
+async def reserve_with_retries(
+    client: httpx.AsyncClient,
+    url: str,
+    decision: Decision,
+    max_attempts: int,
+    origin: float,
+    backoff: Callable[[int], float] = doubling_backoff,
+) -> Decision:
+    """POST one reservation; retry transport errors and 5xx with the same requestId (replay makes it safe).
+
+    Every attempt's send/answer time (seconds since `origin`) and outcome is appended to the decision.
+    """
+    payload = {"requestId": decision.request_id, "seats": decision.seats}
+    for attempt in range(1, max_attempts + 1):
+        sent = time.perf_counter() - origin
+        try:
+            response = await client.post(url, json=payload)
+        except httpx.TransportError as exc:
+            decision.attempts.append(Attempt(sent, time.perf_counter() - origin, None, type(exc).__name__))
+        else:
+            decision.attempts.append(Attempt(sent, time.perf_counter() - origin, response.status_code))
+            decision.status_code = response.status_code
+            try:
+                decision.body = response.json()
+            except ValueError:
+                decision.body = {"error": "non_json_response", "text": response.text[:200]}
+            if response.status_code not in RETRY_STATUSES:
+                return decision
+        if attempt < max_attempts:
+            await asyncio.sleep(backoff(attempt))
+    return decision
+
+
 async def _send_one(
     client: httpx.AsyncClient,
     barrier: asyncio.Barrier,
@@ -61,26 +100,7 @@ async def _send_one(
     origin: float,
 ) -> Decision:
     await barrier.wait()  # every request is built and waiting; release them together
-    payload = {"requestId": decision.request_id, "seats": decision.seats}
-    for attempt in range(1, max_attempts + 1):
-        sent = time.perf_counter() - origin
-        try:
-            response = await client.post(url, json=payload)
-        except httpx.TransportError as exc:
-            decision.attempts.append(Attempt(sent, time.perf_counter() - origin, None, type(exc).__name__))
-        else:
-            answered = time.perf_counter() - origin
-            decision.attempts.append(Attempt(sent, answered, response.status_code))
-            decision.status_code = response.status_code
-            try:
-                decision.body = response.json()
-            except ValueError:
-                decision.body = {"error": "non_json_response", "text": response.text[:200]}
-            if response.status_code not in RETRY_STATUSES:
-                return decision
-        if attempt < max_attempts:
-            await asyncio.sleep(0.05 * 2**attempt)  # replay makes the retry safe: same requestId
-    return decision
+    return await reserve_with_retries(client, url, decision, max_attempts, origin)
 
 
 async def send_burst(

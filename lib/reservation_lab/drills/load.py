@@ -36,7 +36,7 @@ from typing import Any
 import httpx
 from tqdm import tqdm
 
-from reservation_lab.burst import RETRY_STATUSES, Attempt, Decision
+from reservation_lab.burst import RETRY_STATUSES, Decision, reserve_with_retries
 from reservation_lab.checker import check_history
 from reservation_lab.config import create_run_folder, write_wrangler_config
 from reservation_lab.devserver import start_dev_server
@@ -275,26 +275,9 @@ async def _run_level(base_url: str, index: int, level: LevelReport, rng: random.
 
 async def _reserve(client: httpx.AsyncClient, workshop: str, decision: Decision, origin: float,
                    jitter: random.Random) -> None:
-    """One requestId: try, and retry with the same requestId on a transport error or a 5xx."""
-    url = f"/workshops/{workshop}/reservations"
-    payload = {"requestId": decision.request_id, "seats": decision.seats}
-    for attempt in range(1, MAX_ATTEMPTS + 1):
-        sent = time.perf_counter() - origin
-        try:
-            response = await client.post(url, json=payload)
-        except httpx.TransportError as exc:
-            decision.attempts.append(Attempt(sent, time.perf_counter() - origin, None, type(exc).__name__))
-        else:
-            decision.attempts.append(Attempt(sent, time.perf_counter() - origin, response.status_code))
-            decision.status_code = response.status_code
-            try:
-                decision.body = response.json()
-            except ValueError:
-                decision.body = {"error": "non_json_response", "text": response.text[:200]}
-            if response.status_code not in RETRY_STATUSES:
-                return
-        if attempt < MAX_ATTEMPTS:
-            await asyncio.sleep(min(2.0, 0.05 * 2**attempt) * (0.5 + jitter.random()))
+    """One requestId: try, and retry with the same requestId on a transport error or a 5xx (jittered backoff)."""
+    await reserve_with_retries(client, f"/workshops/{workshop}/reservations", decision, MAX_ATTEMPTS, origin,
+                               backoff=lambda attempt: min(2.0, 0.05 * 2**attempt) * (0.5 + jitter.random()))
 
 
 async def _statuses(client: httpx.AsyncClient, names: list[str]) -> dict[str, dict[str, Any]]:
