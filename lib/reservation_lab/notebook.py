@@ -162,11 +162,12 @@ def show_config(path: Path) -> None:
     print_json(redacted(json.loads(Path(path).read_text())))
 
 
-def show_source(name: str) -> Any:
-    """The Worker source file `worker/src/<name>`, highlighted in a notebook."""
-    from IPython.display import Code
+def show_source(*names: str) -> None:
+    """Show Worker source files `worker/src/<name>`, each highlighted under its file name."""
+    from IPython.display import Code, Markdown, display
 
-    return Code(filename=str(WORKER_SRC / name), language="javascript")
+    for name in names:
+        display(Markdown(f"`worker/src/{name}`"), Code(filename=str(WORKER_SRC / name), language="javascript"))
 
 
 def wrangler_version(run: RunFolder) -> str:
