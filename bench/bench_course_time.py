@@ -1,0 +1,92 @@
+"""How long the course takes: one language's notebook end to end (local mode) against the floor of its parts.
+
+Run (with the course's venv): python bench/bench_course_time.py [--quick] [--language de]
+
+The floor is what the notebook cannot avoid, measured in the same run: two cold starts of `wrangler dev`
+(start → /health answers → stopped as a process group: the burst's server and the restarted one), the
+Worker's node tests (`reservation_lab.nodetests.run_node_tests`) and `wrangler deploy --dry-run`
+(`reservation_lab.local_lab.dry_run`). The race cell starts two more servers (the naive and the atomic
+Worker), so a second ratio counts those too (two more measured starts). The notebook is
+`reservation_lab.course_run.run_course(language, log_output=False)` with papermill into a temporary folder:
+kernel start, imports, every cell. Prints each time and the ratio notebook/floor; `--quick` measures only
+the floor (a few seconds) and prints the dev servers' share of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from common import cold_start_stop, load_line, machine_line, print_ratio, timed
+
+from reservation_lab.config import create_run_folder, write_wrangler_config
+from reservation_lab.course_run import run_course
+from reservation_lab.local_lab import dry_run
+from reservation_lab.nodetests import run_node_tests
+
+
+def processes_mentioning(text: str) -> list[int]:
+    """Live processes whose command line contains text (here: the notebook's temporary folder)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z" and text in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def floor() -> dict[str, float]:
+    parts = {}
+    for i in (1, 2):
+        healthy, stop, total = cold_start_stop()
+        parts[f"dev server {i}"] = total
+        print(f"  dev server cold start {i}: healthy after {healthy:.2f} s, stopped in {stop:.2f} s, {total:.2f} s")
+    seconds, result = timed(run_node_tests)
+    parts["node tests"] = seconds
+    print(f"  node tests: {result.passed} passed in {seconds:.2f} s")
+    with tempfile.TemporaryDirectory(prefix="bench-dry-") as tmp:
+        run = create_run_folder(Path(tmp) / "run")
+        write_wrangler_config(run)
+        seconds, _ = timed(lambda: dry_run(run, echo=None))
+    parts["dry run"] = seconds
+    print(f"  wrangler deploy --dry-run: {seconds:.2f} s")
+    return parts
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="measure only the floor, skip the notebook")
+    parser.add_argument("--language", default="de")
+    args = parser.parse_args(argv)
+    print(machine_line())
+    print(load_line("before"))
+    print("floor:")
+    parts = floor()
+    floor_total = sum(parts.values())
+    starts = parts["dev server 1"] + parts["dev server 2"]
+    print(f"  floor total: {floor_total:.2f} s")
+    if not args.quick:
+        with tempfile.TemporaryDirectory(prefix="bench-course-") as tmp:
+            seconds, report = timed(lambda: run_course(language=args.language, workdir=tmp, log_output=False))
+            left = processes_mentioning(tmp)
+        if left:
+            raise SystemExit(f"the notebook left processes running: {left}")
+        summary = report.get("summary") or report.get("burst", {}).get("summary") or ""
+        print(f"notebook ({args.language}, local mode): {seconds:.2f} s  {summary}")
+    print(load_line("after"))
+    print_ratio("dev-server starts/floor", starts, floor_total, " s")
+    if not args.quick:
+        print_ratio(f"notebook/floor ({args.language})", seconds, floor_total, " s")
+        print_ratio("notebook minus floor/floor", seconds - floor_total, floor_total, " s")
+        print_ratio(f"notebook/floor with the race's 2 starts ({args.language})", seconds, floor_total + starts, " s")
+
+
+if __name__ == "__main__":
+    main()
