@@ -24,22 +24,7 @@ from reservation_lab.config import create_run_folder, write_wrangler_config
 from reservation_lab.course_run import run_course
 from reservation_lab.local_lab import dry_run
 from reservation_lab.nodetests import run_node_tests
-
-
-def processes_mentioning(text: str) -> list[int]:
-    """Live processes whose command line contains text (here: the notebook's temporary folder)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state != "Z" and text in cmdline:
-            found.append(int(entry.name))
-    return found
+from reservation_lab.processes import processes_mentioning
 
 
 def floor() -> dict[str, float]:

@@ -11,7 +11,7 @@ from reservation_lab.client import LabClient
 from reservation_lab.config import RunFolder, create_run_folder, write_wrangler_config
 from reservation_lab.devserver import DevServer, start_dev_server
 from reservation_lab.ports import port_is_free
-from reservation_lab.processes import group_members
+from reservation_lab.processes import group_members, live_processes
 
 
 @pytest.fixture
@@ -51,42 +51,17 @@ def client(dev_server: DevServer) -> Iterator[LabClient]:
         yield lab_client
 
 
-def processes_mentioning(text: str) -> list[str]:
-    """Live processes whose command line or working directory contains `text` (e.g. a run folder)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            cwd = str((entry / "cwd").resolve())
-        except (OSError, IndexError):
-            continue
-        if state != "Z" and (text in cmdline or text in cwd):
-            found.append(f"{entry.name}: {cmdline[:160]}")
-    return found
-
-
 def lab_processes() -> list[str]:
     """Command lines of wrangler/workerd/watchdog processes started from this checkout."""
     from reservation_lab.paths import REPO_ROOT
 
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state == "Z":
-            continue
-        ours = str(REPO_ROOT / "worker" / "node_modules") in cmdline or "reservation_lab.watchdog" in cmdline
-        if ours and ("workerd" in cmdline or " dev " in cmdline or "watchdog" in cmdline):
-            found.append(f"{entry.name}: {cmdline[:160]}")
-    return found
+    node_modules = str(REPO_ROOT / "worker" / "node_modules")
+    return [
+        f"{info.pid}: {info.cmdline[:160]}"
+        for info in live_processes()
+        if (node_modules in info.cmdline and ("workerd" in info.cmdline or " dev " in info.cmdline))
+        or "reservation_lab.watchdog" in info.cmdline
+    ]
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

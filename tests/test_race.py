@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.conftest import processes_mentioning
-
 from reservation_lab.checker import check_history
 from reservation_lab.config import RunFolder
+from reservation_lab.processes import processes_mentioning
 from reservation_lab.race import race_naive_and_atomic
 
 

@@ -13,27 +13,16 @@ import pytest
 from reservation_lab.config import RunFolder
 from reservation_lab.errors import LabError, WranglerError
 from reservation_lab.ports import LOOPBACK, free_port
-from reservation_lab.processes import group_members
+from reservation_lab.processes import group_members, processes_mentioning
 from reservation_lab.wrangler import run_wrangler, wrangler_env
 
 PINNED = "4.132.0"
 
 
 def live_processes_under(folder: Path) -> list[str]:
-    """Non-zombie processes whose command line mentions folder or whose working directory is inside it."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            cwd = os.readlink(entry / "cwd")
-        except (OSError, IndexError):
-            continue
-        if state != "Z" and (str(folder) in cmdline or Path(cwd).is_relative_to(folder)):
-            found.append(f"{entry.name}: {cmdline[:160]}")
-    return found
+    """Live processes (other than this one) whose command line or working directory mentions folder."""
+    others = [info for info in processes_mentioning(str(folder)) if info.pid != os.getpid()]
+    return [f"{info.pid}: {info.cmdline[:160]}" for info in others]
 
 
 def wait_until_empty(pgid: int, folder: Path, within: float = 5.0) -> tuple[list[int], list[str]]:

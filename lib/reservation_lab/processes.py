@@ -7,24 +7,50 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 
-def group_members(pgid: int) -> list[int]:
-    """PIDs of live (non-zombie) processes in process group pgid, read from /proc."""
-    members = []
+@dataclass(frozen=True)
+class ProcessInfo:
+    """One live process as /proc shows it."""
+
+    pid: int
+    pgid: int
+    cmdline: str
+    cwd: str
+
+
+def live_processes() -> Iterator[ProcessInfo]:
+    """Every live (non-zombie) process readable in /proc."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             stat = (entry / "stat").read_text()
-        except OSError:
+            # Fields after the parenthesised command: state ppid pgrp ...
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if fields[0] == "Z":
+                continue
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+            try:
+                cwd = str((entry / "cwd").resolve())
+            except OSError:
+                cwd = ""
+        except (OSError, ValueError, IndexError):
             continue
-        # Fields after the parenthesised command: state ppid pgrp ...
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            members.append(int(entry.name))
-    return members
+        yield ProcessInfo(int(entry.name), int(fields[2]), cmdline, cwd)
+
+
+def group_members(pgid: int) -> list[int]:
+    """PIDs of live (non-zombie) processes in process group pgid, read from /proc."""
+    return [info.pid for info in live_processes() if info.pgid == pgid]
+
+
+def processes_mentioning(text: str) -> list[ProcessInfo]:
+    """Live processes whose command line or working directory contains `text` (e.g. a run folder)."""
+    return [info for info in live_processes() if text in info.cmdline or text in info.cwd]
 
 
 def stop_process_group(pgid: int, proc: subprocess.Popen | None = None, grace: float = 10.0) -> bool:
