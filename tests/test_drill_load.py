@@ -20,7 +20,7 @@ from reservation_lab.drills.load import (
 from reservation_lab.errors import LabError
 from reservation_lab.ports import port_is_free
 
-REQUESTS = 300
+REQUESTS = 500
 LEVELS = [10, 50]
 WORKSHOPS = 20
 

@@ -240,15 +240,23 @@ def _probe(http: httpx.Client, url: str, timeout: float) -> tuple[bool, str]:
 
 
 def wait_until_ready(app_url: str, timeout: float = 30, settle: float = 5, client: httpx.Client | None = None,
-                     interval: float = 1.0, workshop: str = "readiness") -> None:
-    """Poll a real object until it answers capacity 4, reserved 0; then wait `settle` seconds."""
+                     interval: float = 1.0, workshop: str = "readiness", echo: TextIO | None = None) -> None:
+    """Poll a real object until it answers capacity 4, reserved 0; then wait `settle` seconds.
+
+    While it waits, one progress line (updated in place) says how long and what it last saw.
+    """
     url = f"{app_url.rstrip('/')}/workshops/{workshop}/status"
     http = client or httpx.Client(trust_env=False)
-    deadline = time.monotonic() + timeout
+    echo = echo or sys.stdout
+    started = time.monotonic()
+    deadline = started + timeout
     try:
         while True:
             ready, seen = _probe(http, url, timeout=max(0.5, min(5.0, deadline - time.monotonic())))
+            echo.write(f"\rwaiting for {url}: {time.monotonic() - started:4.1f} s, {'ready' if ready else seen[:60]}")
+            echo.flush()
             if ready:
+                echo.write(f"\nready; settling {settle:.0f} s before the next object\n")
                 break
             remaining = deadline - time.monotonic()
             if remaining <= 0:

@@ -8,6 +8,7 @@ from typing import Any
 
 from reservation_lab.config import new_run_name
 from reservation_lab.errors import LabError
+from reservation_lab.kernel import ensure_kernel
 from reservation_lab.notebooks import languages, notebook_path
 from reservation_lab.paths import RUNS_DIR
 
@@ -41,7 +42,7 @@ def run_course(
                   "port": port, "workdir": str(root), "language": language}
     try:
         papermill.execute_notebook(
-            str(notebook_path(language)), str(output), parameters=parameters, kernel_name="python3",
+            str(notebook_path(language)), str(output), parameters=parameters, kernel_name=ensure_kernel(),
             log_output=log_output, progress_bar=False, cwd=str(notebook_path(language).parent),
         )
     except papermill.PapermillExecutionError as exc:

@@ -20,6 +20,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
+from reservation_lab.kernel import DISPLAY_NAME, KERNEL_NAME, ensure_kernel
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from reservation_lab.redact import redact
 
@@ -27,7 +28,7 @@ SOURCE_DIR = NOTEBOOKS_DIR / "source"
 NOTEBOOK_NAME = "concurrent-reservations.ipynb"
 CHECK_TAG = "nbval-check-output"
 MARKER = re.compile(r"^<!-- ([a-z0-9-]+) -->$")
-KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+KERNELSPEC = {"name": KERNEL_NAME, "display_name": DISPLAY_NAME, "language": "python"}
 
 
 @dataclass(frozen=True)
@@ -183,7 +184,7 @@ def execute(language: str, timeout: int = 600) -> Path:
 
     path = notebook_path(language)
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+    client = NotebookClient(nb, timeout=timeout, kernel_name=ensure_kernel(),
                             resources={"metadata": {"path": str(path.parent)}})
     client.execute()
     scrub_outputs(nb, [])
