@@ -32,21 +32,23 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    """Options shared by `local` and `run`."""
+    parser.add_argument("--workdir", help="folder for this run's config, state and logs (default: .runs/<name>)")
+    parser.add_argument("--workshop", default="launch-day")
+    parser.add_argument("--burst-size", type=int, default=10)
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free loopback port")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="reservation_lab", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     local = sub.add_parser("local", help="run steps 2–4 of the lab on a local wrangler dev and check the invariants")
-    local.add_argument("--workdir", help="folder for this run's config, state and logs (default: .runs/<name>)")
-    local.add_argument("--workshop", default="launch-day")
-    local.add_argument("--burst-size", type=int, default=10)
-    local.add_argument("--port", type=int, default=0, help="0 picks a free loopback port")
+    _add_run_options(local)
     local.set_defaults(func=_local)
     run = sub.add_parser("run", help="execute the course notebook with papermill (local default), print the invariants")
+    _add_run_options(run)
     run.add_argument("--language", default="de", help="notebook language: de, pt or es")
-    run.add_argument("--workdir", help="run folder for config, state, logs and the executed notebook")
-    run.add_argument("--workshop", default="launch-day")
-    run.add_argument("--burst-size", type=int, default=10)
-    run.add_argument("--port", type=int, default=0, help="0 picks a free loopback port")
     run.add_argument("--cloud", action="store_true", help="also run steps 5-7 against your Cloudflare account")
     run.add_argument("--account-name", default="LabEx Learning")
     run.set_defaults(func=_run)
