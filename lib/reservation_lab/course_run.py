@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,15 @@ from reservation_lab.errors import LabError
 from reservation_lab.kernel import ensure_kernel
 from reservation_lab.notebooks import languages, notebook_path
 from reservation_lab.paths import RUNS_DIR
+
+
+class _CellMarkers(logging.Filter):
+    """Drop papermill's "Executing Cell N----" / "Ending Cell N----" lines; keep the cells' own output."""
+
+    MARKER = re.compile(r"^(Executing|Ending) Cell \d+-*$")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not self.MARKER.match(record.getMessage().strip())
 
 
 def run_course(
@@ -24,13 +35,14 @@ def run_course(
     log_output: bool = True,
 ) -> dict[str, Any]:
     """Run notebooks/<language>/ top to bottom; return the report the notebook wrote."""
-    import logging
-
     import papermill
 
     if log_output:  # papermill streams each cell's output through its logger
         logging.basicConfig(level=logging.WARNING, format="%(message)s")
-        logging.getLogger("papermill").setLevel(logging.INFO)
+        papermill_log = logging.getLogger("papermill")
+        papermill_log.setLevel(logging.INFO)
+        if not any(isinstance(f, _CellMarkers) for f in papermill_log.filters):
+            papermill_log.addFilter(_CellMarkers())
 
     known = [prose.language for prose in languages()]
     if language not in known:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -13,16 +14,25 @@ def kernel_dir(prefix: str = sys.prefix) -> Path:
     return Path(prefix) / "share" / "jupyter" / "kernels" / KERNEL_NAME
 
 
-def ensure_kernel() -> str:
+QUIET = "--IPKernelApp.log_level=ERROR"  # no "running over TCP without encryption" warning on loopback runs
+
+
+def ensure_kernel(prefix: str = sys.prefix) -> str:
     """Install the `reservation-lab` kernelspec into sys.prefix if it is missing; return its name.
 
     Jupyter in this environment (JupyterLab, papermill, nbclient) then finds it, and it always runs
-    the Python that has `reservation_lab` installed.
+    the Python that has `reservation_lab` installed. The kernel logs errors only: its one routine
+    warning (plain TCP between kernel and client, both on this machine) means nothing to a learner.
     """
-    if not (kernel_dir() / "kernel.json").exists():
+    spec = kernel_dir(prefix) / "kernel.json"
+    if not spec.exists():
         from ipykernel.kernelspec import install
 
-        install(kernel_name=KERNEL_NAME, display_name=DISPLAY_NAME, prefix=sys.prefix)
+        install(kernel_name=KERNEL_NAME, display_name=DISPLAY_NAME, prefix=prefix)
+    data = json.loads(spec.read_text())
+    if QUIET not in data["argv"]:
+        data["argv"].append(QUIET)
+        spec.write_text(json.dumps(data, indent=1) + "\n")
     return KERNEL_NAME
 
 

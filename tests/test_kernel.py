@@ -1,0 +1,35 @@
+"""The course's named kernel: installed once, runs this Python, logs errors only."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from reservation_lab.kernel import DISPLAY_NAME, KERNEL_NAME, QUIET, ensure_kernel, kernel_dir
+from reservation_lab.notebooks import KERNELSPEC
+
+
+def test_ensure_kernel_installs_and_is_idempotent(tmp_path: Path) -> None:
+    assert ensure_kernel(str(tmp_path)) == KERNEL_NAME
+    spec = json.loads((kernel_dir(str(tmp_path)) / "kernel.json").read_text())
+    assert spec["display_name"] == DISPLAY_NAME
+    assert Path(spec["argv"][0]).resolve() == Path(sys.executable).resolve()
+    assert spec["argv"].count(QUIET) == 1
+    ensure_kernel(str(tmp_path))
+    again = json.loads((kernel_dir(str(tmp_path)) / "kernel.json").read_text())
+    assert again == spec
+
+
+def test_an_older_kernelspec_is_quieted(tmp_path: Path) -> None:
+    folder = kernel_dir(str(tmp_path))
+    folder.mkdir(parents=True)
+    (folder / "kernel.json").write_text(json.dumps({"argv": [sys.executable, "-m", "ipykernel_launcher", "-f",
+                                                             "{connection_file}"], "display_name": "old",
+                                                    "language": "python"}))
+    ensure_kernel(str(tmp_path))
+    assert json.loads((folder / "kernel.json").read_text())["argv"][-1] == QUIET
+
+
+def test_notebooks_name_the_course_kernel() -> None:
+    assert KERNELSPEC["name"] == KERNEL_NAME
