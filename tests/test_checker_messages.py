@@ -9,13 +9,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from test_checker import acc, body, rej, status  # the same hand-made histories
 
 from reservation_lab import checker
 from reservation_lab.burst import Decision
 from reservation_lab.checker import CheckResult, check_history, describe, explain
 from reservation_lab.checker_messages import CATALOG, LANGUAGES, Message
 
-CAPACITY = 4
 OTHERS = [language for language in LANGUAGES if language != "en"]
 
 # Words of the English texts that a German, Portuguese or Spanish text must not contain (as whole words, outside
@@ -38,29 +38,6 @@ def numbers(text: str) -> Counter[str]:
 
 def request_ids(text: str) -> Counter[str]:
     return Counter(re.findall(r"request-\d+", text))
-
-
-def status(reserved: int, accepted: int = 0, rejected: int = 0, capacity: int = CAPACITY,
-           seats: int | None = None) -> dict[str, int]:
-    return {"capacity": capacity, "reserved": reserved, "acceptedRequests": accepted, "rejectedRequests": rejected,
-            "acceptedSeats": reserved if seats is None else seats}
-
-
-def body(request_id: str, status_: str | None, reserved: int | None = None, seats: int = 1, replayed: bool = False,
-         capacity: int = CAPACITY) -> dict[str, Any]:
-    """A response body (as in test_checker); status None makes an undecided response."""
-    if status_ is None:
-        return {"requestId": request_id, "seats": seats, "error": "transport"}
-    return {"workshop": "lab", "requestId": request_id, "seats": seats, "status": status_, "capacity": capacity,
-            "reserved": reserved, "replayed": replayed}
-
-
-def acc(request_id: str, reserved: int, seats: int = 1, **kw: Any) -> dict[str, Any]:
-    return body(request_id, "accepted", reserved, seats, **kw)
-
-
-def rej(request_id: str, reserved: int, seats: int = 1, **kw: Any) -> dict[str, Any]:
-    return body(request_id, "rejected", reserved, seats, **kw)
 
 
 # --- the catalog --------------------------------------------------------------------------------------------------

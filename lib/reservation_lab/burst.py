@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
 from reservation_lab.errors import LabError
 
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -133,10 +134,16 @@ async def send_burst(
     return decisions
 
 
-def send_burst_sync(*args: Any, **kwargs: Any) -> list[Decision]:
-    """`send_burst` for scripts and tests (not inside a running event loop)."""
+def run_outside_loop(make: Callable[[], Coroutine[Any, Any, T]], await_hint: str) -> T:
+    """Run a coroutine to completion from plain Python; inside a running loop (a notebook kernel,
+    where `asyncio.run` fails) refuse with a LabError naming what to `await` instead."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(send_burst(*args, **kwargs))
-    raise LabError("An event loop is already running (a notebook kernel); use `await send_burst(...)` instead.")
+        return asyncio.run(make())
+    raise LabError(f"An event loop is already running (a notebook kernel); use `await {await_hint}(...)` instead.")
+
+
+def send_burst_sync(*args: Any, **kwargs: Any) -> list[Decision]:
+    """`send_burst` for scripts and tests (not inside a running event loop)."""
+    return run_outside_loop(lambda: send_burst(*args, **kwargs), "send_burst")

@@ -52,7 +52,8 @@ _LANGUAGE = {"current": "en"}  # the notebook's language, set by friendly_errors
 # Every name the course's code cells define (parameters, imports, results). A NameError for one of them means
 # a cell was run before the cell that defines it; tests/test_friendly.py keeps this list in step with cells.yml.
 LAB_NAMES = frozenset({
-    "LabClient", "account_id", "account_name", "after_restart", "app_url", "atomic_history", "burst_size",
+    "LabClient", "account_id", "account_name", "after_logout", "after_restart", "app_url", "atomic_history",
+    "burst_size",
     "check_burst", "check_equal", "check_history", "client", "cloud", "cloud_after", "cloud_before", "cloud_client",
     "cloud_decisions", "cloud_summary", "config_path", "decisions", "delete_worker", "deploy", "deployment",
     "dry_run", "durable_view", "expected_late", "expected_summary", "explain", "final_status", "first", "history",

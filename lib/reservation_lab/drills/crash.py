@@ -35,7 +35,7 @@ from typing import Any
 
 import httpx
 
-from reservation_lab.burst import Attempt, Decision, request_ids, send_burst
+from reservation_lab.burst import Decision, request_ids, reserve_with_retries, run_outside_loop, send_burst
 from reservation_lab.checker import check_history
 from reservation_lab.client import LabClient
 from reservation_lab.config import RunFolder, create_run_folder, write_wrangler_config
@@ -152,11 +152,8 @@ def run_crash_drill(
     progress: Callable[[TrialResult], None] | None = None,
 ) -> CrashReport:
     """Run the crash drill (see the module docstring); in a notebook use `await run_crash_drill_async(...)`."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(run_crash_drill_async(trials, burst, seed, workdir, progress))
-    raise LabError("An event loop is already running (a notebook kernel); use `await run_crash_drill_async(...)`.")
+    return run_outside_loop(lambda: run_crash_drill_async(trials, burst, seed, workdir, progress),
+                            "run_crash_drill_async")
 
 
 async def run_crash_drill_async(
@@ -254,21 +251,12 @@ async def _burst_and_kill(server: DevServer, ids: list[str], kill_after: int, re
     async def send(client: httpx.AsyncClient, decision: Decision) -> None:
         nonlocal answered, finished
         await barrier.wait()
-        sent = time.perf_counter() - origin
-        try:
-            response = await client.post(url, json={"requestId": decision.request_id, "seats": decision.seats})
-        except httpx.TransportError as exc:  # the crash: no definite answer
-            decision.attempts.append(Attempt(sent, time.perf_counter() - origin, None, type(exc).__name__))
-            finished += 1
-            return
+        # One attempt, no retry: a transport error here is the crash (no definite answer).
+        await reserve_with_retries(client, url, decision, max_attempts=1, origin=origin)
         finished += 1
+        if decision.attempts[-1].status_code is None:
+            return
         answered += 1
-        decision.attempts.append(Attempt(sent, time.perf_counter() - origin, response.status_code))
-        decision.status_code = response.status_code
-        try:
-            decision.body = response.json()
-        except ValueError:
-            decision.body = {"error": "non_json_response", "text": response.text[:200]}
         if answered >= kill_after:
             kill()
 

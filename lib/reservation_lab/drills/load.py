@@ -36,7 +36,7 @@ from typing import Any
 import httpx
 from tqdm import tqdm
 
-from reservation_lab.burst import RETRY_STATUSES, Decision, reserve_with_retries
+from reservation_lab.burst import RETRY_STATUSES, Decision, reserve_with_retries, run_outside_loop
 from reservation_lab.checker import check_history
 from reservation_lab.config import create_run_folder, write_wrangler_config
 from reservation_lab.devserver import start_dev_server
@@ -174,11 +174,8 @@ def run_load_drill(
 
     Without `workdir` the run folder goes to a temporary directory, removed when every level held.
     """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(run_load_drill_async(requests, levels, workshops, workdir, progress, seed))
-    raise LabError("An event loop is already running (a notebook kernel); use `await run_load_drill_async(...)`.")
+    return run_outside_loop(lambda: run_load_drill_async(requests, levels, workshops, workdir, progress, seed),
+                            "run_load_drill_async")
 
 
 async def run_load_drill_async(
