@@ -78,3 +78,26 @@ def test_free_ports_differ_while_held() -> None:
         second_port = free_port()
         assert second_port != first.getsockname()[1]
         assert port_is_free(second_port)
+
+
+def test_picked_ports_avoid_the_ephemeral_ranges_and_never_repeat() -> None:
+    """Picks stay below Linux's and macOS's ephemeral ranges, where port-0 sockets of other processes land."""
+    from reservation_lab.ports import PICK_RANGE
+
+    picks = [free_port() for _ in range(200)]
+    assert len(set(picks)) == len(picks)
+    assert all(port in PICK_RANGE for port in picks)
+    assert PICK_RANGE.stop <= 32768
+
+
+def test_the_address_in_use_report_is_read_in_the_pinned_wranglers_own_format() -> None:
+    """The message parsed is the one the pinned miniflare writes; an upgrade that rewords it fails here."""
+    from reservation_lab.paths import REPO_ROOT
+    from reservation_lab.ports import port_in_use_reported
+
+    bundle = (REPO_ROOT / "worker/node_modules/miniflare/dist/src/index.js").read_text()
+    template = "`Address already in use (${match[1]}:${match[2]}). Please check"
+    assert template in bundle
+    sample = template.strip("`").replace("${match[1]}", "127.0.0.1").replace("${match[2]}", "41233")
+    assert port_in_use_reported(f"✘ [ERROR] {sample} that you are not ...") == 41233
+    assert port_in_use_reported("✘ [ERROR] The Workers runtime failed to start.") is None

@@ -14,8 +14,15 @@ from pathlib import Path
 import httpx
 
 from reservation_lab.config import RunFolder
-from reservation_lab.errors import DevServerError
-from reservation_lab.ports import LOOPBACK, ensure_port_free, free_port, port_is_free
+from reservation_lab.errors import DevServerError, PortBusyError
+from reservation_lab.ports import (
+    LOOPBACK,
+    busy_port_message,
+    ensure_port_free,
+    free_port,
+    port_in_use_reported,
+    port_is_free,
+)
 from reservation_lab.processes import group_members, stop_process_group
 from reservation_lab.redact import strip_ansi
 from reservation_lab.toolchain import find_toolchain
@@ -34,7 +41,9 @@ class DevServer:
     proc: subprocess.Popen
     watchdog: subprocess.Popen
     started_at: float
+    log_offset: int = 0
     healthy_after: float = 0.0
+    port_tries: int = 1
     stopped: bool = field(default=False)
 
     @property
@@ -49,8 +58,13 @@ class DevServer:
         """PIDs of this server's process group that are still alive."""
         return group_members(self.pgid)
 
-    def log_text(self) -> str:
-        return strip_ansi(self.log_path.read_text(errors="replace")) if self.log_path.exists() else ""
+    def log_text(self, since_start: bool = False) -> str:
+        """The log file's text (only what this server wrote with since_start)."""
+        if not self.log_path.exists():
+            return ""
+        with self.log_path.open("rb") as log:
+            log.seek(self.log_offset if since_start else 0)
+            return strip_ansi(log.read().decode(errors="replace"))
 
     def stop(self) -> None:
         """TERM the whole group, wait until no process and no port is left, KILL as fallback."""
@@ -59,7 +73,8 @@ class DevServer:
         stop_process_group(self.pgid, self.proc)
         self._release_watchdog()
         deadline = time.monotonic() + 10
-        while not port_is_free(self.port) and time.monotonic() < deadline:
+        # A server that never became healthy may never have bound its port (someone else holds it).
+        while self.healthy_after and not port_is_free(self.port) and time.monotonic() < deadline:
             time.sleep(0.05)
         self.stopped = True
         _RUNNING.discard(self)
@@ -80,6 +95,18 @@ class DevServer:
         self.stop()
 
 
+PORT_TRIES = 3  # fresh picks after "address already in use": another process took the picked port
+
+
+class _AddressInUse(Exception):
+    """wrangler dev exited because a port it was given was taken after it was picked."""
+
+    def __init__(self, port: int, error: DevServerError) -> None:
+        super().__init__(str(error))
+        self.port = port
+        self.error = error
+
+
 def start_dev_server(
     run: RunFolder,
     port: int = 0,
@@ -93,14 +120,44 @@ def start_dev_server(
 
     `config` and `state_dir` default to the run's own; pass others to serve another Worker from the run folder.
     `progress`, if given, is called about twice a second with the seconds waited so far for /health.
+    A picked port (port 0, and always the inspector port) that another process takes before wrangler binds it
+    is replaced by a fresh pick, up to PORT_TRIES starts; a port the caller chose is never replaced.
     """
-    toolchain = find_toolchain()
     config = config or run.config
     state_dir = state_dir or run.state_dir
     if not config.exists():
         raise DevServerError(f"{config} does not exist; write the wrangler config first.")
-    port = ensure_port_free(port) if port else free_port()
-    inspector_port = free_port()
+    chosen = ensure_port_free(port) if port else 0
+    taken: list[int] = []
+    for attempt in range(1, PORT_TRIES + 1):
+        listen_port, inspector_port = chosen or free_port(), free_port()
+        try:
+            server = _start_once(run, listen_port, inspector_port, timeout, log_name, config, state_dir, progress)
+        except _AddressInUse as race:
+            if chosen and race.port == chosen:
+                raise PortBusyError(busy_port_message(chosen)) from race.error
+            taken.append(race.port)
+            continue
+        server.port_tries = attempt
+        return server
+    raise DevServerError(
+        f"wrangler dev could not bind a loopback port in {PORT_TRIES} tries: ports "
+        f"{', '.join(map(str, taken))} were taken by other processes between being picked and being bound. "
+        "Something on this machine is opening many loopback ports; stop it (or other lab runs) and retry."
+    )
+
+
+def _start_once(
+    run: RunFolder,
+    port: int,
+    inspector_port: int,
+    timeout: float,
+    log_name: str,
+    config: Path,
+    state_dir: Path,
+    progress: Callable[[float], None] | None,
+) -> DevServer:
+    toolchain = find_toolchain()
     log_path = run.logs_dir / log_name
     log_path.parent.mkdir(parents=True, exist_ok=True)
     argv = toolchain.wrangler_argv(
@@ -113,6 +170,7 @@ def start_dev_server(
         "--show-interactive-dev-session=false",
     )
     started_at = time.monotonic()
+    log_offset = log_path.stat().st_size if log_path.exists() else 0
     with log_path.open("ab") as log:
         proc = subprocess.Popen(
             argv,
@@ -128,10 +186,16 @@ def start_dev_server(
         stdin=subprocess.PIPE,
         start_new_session=True,
     )
-    server = DevServer(run, port, log_path, proc, watchdog, started_at)
+    server = DevServer(run, port, log_path, proc, watchdog, started_at, log_offset=log_offset)
     _RUNNING.add(server)
     try:
         _wait_until_healthy(server, timeout, progress)
+    except DevServerError as error:
+        server.stop()
+        busy = port_in_use_reported(server.log_text(since_start=True))
+        if server.proc.returncode not in (None, 0) and busy in (port, inspector_port):
+            raise _AddressInUse(busy, error) from error
+        raise
     except BaseException:
         server.stop()
         raise
@@ -150,7 +214,7 @@ def _wait_until_healthy(
                 reported = time.monotonic()
                 progress(reported - server.started_at)
             if server.proc.poll() is not None:
-                tail = "\n".join(server.log_text().strip().splitlines()[-8:])
+                tail = "\n".join(server.log_text(since_start=True).strip().splitlines()[-8:])
                 raise DevServerError(
                     f"wrangler dev exited with code {server.proc.returncode} before it was healthy; "
                     f"see {server.log_path}:\n{tail}"

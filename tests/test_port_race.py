@@ -1,0 +1,139 @@
+"""The port race: a picked port taken before `wrangler dev` binds it is replaced; a chosen one never is."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+
+from reservation_lab import devserver
+from reservation_lab.config import RunFolder, create_run_folder, write_wrangler_config
+from reservation_lab.devserver import DevServer, start_dev_server
+from reservation_lab.errors import DevServerError, PortBusyError
+from reservation_lab.ports import LOOPBACK, free_port, port_is_free
+from reservation_lab.processes import group_members, processes_mentioning
+
+
+@pytest.fixture
+def occupied() -> Iterator[list[socket.socket]]:
+    """Listening sockets a test opened to steal ports; closed afterwards."""
+    sockets: list[socket.socket] = []
+    yield sockets
+    for sock in sockets:
+        sock.close()
+
+
+def occupy(port: int, sockets: list[socket.socket]) -> int:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind((LOOPBACK, port))
+    sock.listen()
+    sockets.append(sock)
+    return port
+
+
+def stealing_picker(steal: Callable[[int], bool], sockets: list[socket.socket]) -> tuple[Callable[[], int], list[int]]:
+    """A free_port that occupies the n-th pick right after picking it (steal(n) says which)."""
+    picks: list[int] = []
+
+    def pick() -> int:
+        port = free_port()
+        picks.append(port)
+        if steal(len(picks)):
+            occupy(port, sockets)
+        return port
+
+    return pick, picks
+
+
+def assert_healthy_then_stop(server: DevServer) -> None:
+    try:
+        assert httpx.get(f"{server.base_url}/health", trust_env=False).json() == {"status": "ok"}
+    finally:
+        server.stop()
+    assert group_members(server.pgid) == [] and port_is_free(server.port)
+
+
+def test_a_picked_port_taken_before_start_is_replaced(run_folder: RunFolder, occupied, monkeypatch) -> None:
+    pick, picks = stealing_picker(lambda n: n == 1, occupied)
+    monkeypatch.setattr(devserver, "free_port", pick)
+    server = start_dev_server(run_folder)
+    stolen = picks[0]
+    assert server.port != stolen and server.port_tries == 2
+    assert f"Address already in use ({LOOPBACK}:{stolen})" in server.log_text()
+    assert_healthy_then_stop(server)
+
+
+def test_a_taken_inspector_port_is_replaced_even_on_a_chosen_port(run_folder: RunFolder, occupied, monkeypatch) -> None:
+    chosen = free_port()
+    pick, picks = stealing_picker(lambda n: n == 1, occupied)  # with a chosen port the first pick is the inspector's
+    monkeypatch.setattr(devserver, "free_port", pick)
+    server = start_dev_server(run_folder, port=chosen)
+    assert server.port == chosen and server.port_tries == 2
+    assert f"Address already in use ({LOOPBACK}:{picks[0]})" in server.log_text()
+    assert_healthy_then_stop(server)
+
+
+def test_a_chosen_port_taken_before_start_is_never_replaced(run_folder: RunFolder, occupied, monkeypatch) -> None:
+    chosen = free_port()
+    real_check = devserver.ensure_port_free
+
+    def check_then_steal(port: int) -> int:
+        real_check(port)  # free when checked ...
+        return occupy(port, occupied)  # ... taken before wrangler binds it
+
+    monkeypatch.setattr(devserver, "ensure_port_free", check_then_steal)
+    with pytest.raises(PortBusyError, match=f"Port {chosen} .*already in use.*port 0"):
+        start_dev_server(run_folder, port=chosen)
+    assert processes_mentioning(str(run_folder.root)) == []
+
+
+def test_every_try_taken_says_so_and_leaves_nothing(run_folder: RunFolder, occupied, monkeypatch) -> None:
+    pick, picks = stealing_picker(lambda n: n % 2 == 1, occupied)  # every listening port, never the inspector
+    monkeypatch.setattr(devserver, "free_port", pick)
+    with pytest.raises(DevServerError, match=r"could not bind a loopback port in 3 tries") as raised:
+        start_dev_server(run_folder)
+    stolen = picks[0::2]
+    assert len(stolen) == devserver.PORT_TRIES
+    assert all(str(port) in str(raised.value) for port in stolen)
+    assert processes_mentioning(str(run_folder.root)) == []
+
+
+def test_other_start_failures_are_not_retried(run_folder: RunFolder, monkeypatch) -> None:
+    """A broken Worker fails once, with its log tail; no port was taken, so nothing is retried."""
+    (run_folder.root / "src" / "index.js").write_text("export default { fetch( { }\n")
+    picks: list[int] = []
+    monkeypatch.setattr(devserver, "free_port", lambda: picks.append(free_port()) or picks[-1])
+    with pytest.raises(DevServerError, match="exited with code"):
+        start_dev_server(run_folder)
+    assert len(picks) == 2  # one listening port and one inspector port: one start
+
+
+def test_six_dev_servers_started_at_once(tmp_path: Path) -> None:
+    runs = [create_run_folder(tmp_path / f"run-{i}") for i in range(6)]
+    for run in runs:
+        write_wrangler_config(run)
+    with ThreadPoolExecutor(len(runs)) as pool:
+        futures = [pool.submit(start_dev_server, run, timeout=120) for run in runs]
+        servers = []
+        errors = []
+        for future in futures:
+            try:
+                servers.append(future.result())
+            except Exception as error:  # noqa: BLE001 - every start is collected before asserting
+                errors.append(error)
+    try:
+        assert errors == []
+        assert len({server.port for server in servers}) == len(runs)
+        with httpx.Client(trust_env=False) as http:
+            for index, server in enumerate(servers):
+                reply = http.post(f"{server.base_url}/workshops/w/reservations", json={"requestId": f"req-{index}",
+                                                                                       "seats": 1})
+                assert reply.status_code == 201 and reply.json()["reserved"] == 1, "each server has its own state"
+    finally:
+        for server in servers:
+            server.stop()
+    assert all(group_members(server.pgid) == [] for server in servers)
