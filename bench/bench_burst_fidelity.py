@@ -4,7 +4,7 @@ Run (with the course's venv): python bench/bench_burst_fidelity.py [--quick] [--
 
 The shell burst is the seeds' `seq 1 N | xargs -P N -I{} sh -c 'curl … > out-$1.json' _ {}`, with `date +%s%N`
 written just before and just after curl (so "sent" includes starting curl). The package burst is
-`reservation_lab.burst.send_burst_sync` (asyncio + httpx, released by a barrier; Attempt.sent/answered).
+`reservation_lab.domain.burst.send_burst_sync` (asyncio + httpx, released by a barrier; Attempt.sent/answered).
 Both run against the same `wrangler dev`, alternately, each repetition on a fresh workshop.
 
 In flight is measured twice: at the client, from the sent/answered intervals; and in the Worker's own log,
@@ -27,9 +27,9 @@ from pathlib import Path
 
 from common import CpuMeter, dev_server, load_line, machine_line, max_in_flight, median, print_ratio
 
-from reservation_lab.burst import send_burst_sync
-from reservation_lab.devserver import DevServer
-from reservation_lab.invariants import expected_summary
+from reservation_lab.domain.burst import send_burst_sync
+from reservation_lab.domain.invariants import expected_summary
+from reservation_lab.runtime.devserver import DevServer
 
 SHELL_BURST = (
     "seq 1 {size} | xargs -P {size} -I{{}} sh -c '"

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from reservation_lab.checker import check_history
+from reservation_lab.domain.checker import check_history
 
 
 def serial_history(size: int, capacity: int, seed: int = 1) -> tuple[list[dict[str, Any]], int]:

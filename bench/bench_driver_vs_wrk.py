@@ -36,7 +36,7 @@ from common import (
     warm_up,
 )
 
-from reservation_lab.devserver import DevServer
+from reservation_lab.runtime.devserver import DevServer
 
 WORKSHOPS = 64
 WRK_SCRIPT = """\

@@ -24,10 +24,10 @@ from typing import Any
 
 import httpx
 
-from reservation_lab.config import create_run_folder, write_wrangler_config
-from reservation_lab.devserver import DevServer, start_dev_server
-from reservation_lab.processes import group_members
-from reservation_lab.toolchain import find_toolchain
+from reservation_lab.domain.config import create_run_folder, write_wrangler_config
+from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.runtime.processes import group_members
+from reservation_lab.runtime.toolchain import find_toolchain
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from reservation_lab.client import LabClient
-from reservation_lab.config import RunFolder, create_run_folder, write_wrangler_config
-from reservation_lab.devserver import DevServer, start_dev_server
-from reservation_lab.ports import port_is_free
-from reservation_lab.processes import group_members, live_processes
+from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
+from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.runtime.ports import port_is_free
+from reservation_lab.runtime.processes import group_members, live_processes
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ def lab_processes() -> list[str]:
         f"{info.pid}: {info.cmdline[:160]}"
         for info in live_processes()
         if (node_modules in info.cmdline and ("workerd" in info.cmdline or " dev " in info.cmdline))
-        or "reservation_lab.watchdog" in info.cmdline
+        or "reservation_lab.runtime.watchdog" in info.cmdline
     ]
 
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from reservation_lab.client import LabClient
-from reservation_lab.devserver import DevServer
+from reservation_lab.domain.client import LabClient
+from reservation_lab.runtime.devserver import DevServer
 
 R = "/workshops/launch-day/reservations"
 S = "/workshops/launch-day/status"

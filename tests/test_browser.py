@@ -28,9 +28,9 @@ import httpx
 import pytest
 from tests.conftest import lab_processes
 
-from reservation_lab import messages
+from reservation_lab.i18n import messages
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
-from reservation_lab.ports import LOOPBACK, free_port
+from reservation_lab.runtime.ports import LOOPBACK, free_port
 
 pytestmark = pytest.mark.browser
 

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from reservation_lab.burst import RETRY_STATUSES, request_ids, send_burst, send_burst_sync
+from reservation_lab.domain.burst import RETRY_STATUSES, request_ids, send_burst, send_burst_sync
 from reservation_lab.errors import LabError
 
 WORKSHOP = "launch-day"

@@ -11,9 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from reservation_lab import cloud
-from reservation_lab.burst import send_burst_sync
-from reservation_lab.cloud import (
+from reservation_lab.cloud import steps as cloud
+from reservation_lab.cloud.steps import (
     Deployment,
     Identity,
     cleanup_config_checked,
@@ -29,12 +28,13 @@ from reservation_lab.cloud import (
     url_from_text,
     wait_until_ready,
 )
-from reservation_lab.config import RunFolder, create_run_folder, write_cleanup_config, write_wrangler_config
-from reservation_lab.devserver import DevServer
+from reservation_lab.cloud.verify import VerificationFailed
+from reservation_lab.domain.burst import send_burst_sync
+from reservation_lab.domain.config import RunFolder, create_run_folder, write_cleanup_config, write_wrangler_config
 from reservation_lab.errors import LabError
-from reservation_lab.ports import free_port
-from reservation_lab.verify import VerificationFailed
-from reservation_lab.wrangler import WranglerResult
+from reservation_lab.runtime.devserver import DevServer
+from reservation_lab.runtime.ports import free_port
+from reservation_lab.runtime.wrangler import WranglerResult
 
 NAME = "labex-c10-o03-0123456789ab"
 URL = f"https://{NAME}.example-sub.workers.dev"

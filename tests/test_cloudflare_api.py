@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from reservation_lab.cloudflare_api import (
+from reservation_lab.cloud.api import (
     APIError,
     CloudflareAPI,
     first_json_object,

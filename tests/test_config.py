@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reservation_lab.config import (
+from reservation_lab.domain.config import (
     RunFolder,
     check_run_name,
     create_run_folder,
@@ -220,7 +220,7 @@ def test_redacted_without_account_id_is_an_equal_copy() -> None:
 
 def test_two_run_folders_never_share_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Default run folders (.runs/<name>) of two runs share no file or folder."""
-    monkeypatch.setattr("reservation_lab.config.RUNS_DIR", tmp_path / "runs")
+    monkeypatch.setattr("reservation_lab.domain.config.RUNS_DIR", tmp_path / "runs")
     first, second = create_run_folder(), create_run_folder()
     assert first.name != second.name
     assert first.root == tmp_path / "runs" / first.name

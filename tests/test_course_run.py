@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from reservation_lab.course_run import run_course
+from reservation_lab.course.papermill_run import run_course
 from reservation_lab.errors import LabError
 
 STRESS_ROUNDS = 3  # the port race once failed this on a fresh clone: several rounds show it is gone
@@ -51,7 +51,7 @@ def test_unknown_language_is_refused(tmp_path: Path) -> None:
 
 def test_cloud_mode_without_cloudflare_stops_at_login(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """cloud = True with Cloudflare unreachable: the login cell fails loudly and no report is written."""
-    from reservation_lab.ports import free_port
+    from reservation_lab.runtime.ports import free_port
 
     monkeypatch.setenv("WRANGLER_AUTH_DOMAIN", f"127.0.0.1:{free_port()}")  # device login fails fast, online or not
     monkeypatch.delenv("CLOUDFLARE_API_TOKEN", raising=False)

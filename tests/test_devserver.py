@@ -13,11 +13,11 @@ import time
 import httpx
 import pytest
 
-from reservation_lab.config import RunFolder
-from reservation_lab.devserver import start_dev_server
+from reservation_lab.domain.config import RunFolder
 from reservation_lab.errors import DevServerError, PortBusyError
-from reservation_lab.ports import LOOPBACK, port_is_free
-from reservation_lab.processes import group_members
+from reservation_lab.runtime.devserver import start_dev_server
+from reservation_lab.runtime.ports import LOOPBACK, port_is_free
+from reservation_lab.runtime.processes import group_members
 
 
 def test_start_answers_health_and_stop_leaves_nothing(run_folder: RunFolder) -> None:
@@ -72,7 +72,7 @@ def test_restart_keeps_the_durable_state(dev_server_factory, run_folder: RunFold
 
 
 def test_two_servers_run_side_by_side(dev_server_factory, tmp_path) -> None:
-    from reservation_lab.config import create_run_folder, write_wrangler_config
+    from reservation_lab.domain.config import create_run_folder, write_wrangler_config
 
     runs = [create_run_folder(tmp_path / f"r{i}") for i in range(2)]
     for run in runs:
@@ -88,9 +88,9 @@ def test_watchdog_ends_the_group_when_the_parent_is_killed(run_folder: RunFolder
     script = textwrap.dedent(
         f"""
         import sys, time
-        from reservation_lab.config import RunFolder
+        from reservation_lab.domain.config import RunFolder
         from pathlib import Path
-        from reservation_lab.devserver import start_dev_server
+        from reservation_lab.runtime.devserver import start_dev_server
         server = start_dev_server(RunFolder(Path({str(run_folder.root)!r}), {run_folder.name!r}))
         print(server.pgid, server.port, flush=True)
         time.sleep(600)

@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from reservation_lab.client import LabClient
-from reservation_lab.config import RunFolder
-from reservation_lab.devserver import DevServer
+from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.config import RunFolder
 from reservation_lab.drills.bad_input import (
     CASES,
     OPENAPI,
@@ -29,7 +28,8 @@ from reservation_lab.drills.bad_input import (
     run_bad_input_drill,
 )
 from reservation_lab.paths import WORKER_SRC
-from reservation_lab.ports import port_is_free
+from reservation_lab.runtime.devserver import DevServer
+from reservation_lab.runtime.ports import port_is_free
 
 EXAMPLES = 150
 

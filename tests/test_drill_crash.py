@@ -13,7 +13,7 @@ from tests.conftest import lab_processes
 from reservation_lab.drills import crash
 from reservation_lab.drills.crash import CrashReport, add_arguments, run_crash_drill
 from reservation_lab.errors import LabError
-from reservation_lab.processes import group_members
+from reservation_lab.runtime.processes import group_members
 
 
 def _pgid(line: str) -> int | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reservation_lab.burst import Attempt, Decision
+from reservation_lab.domain.burst import Attempt, Decision
 from reservation_lab.drills.load import (
     LoadReport,
     add_arguments,
@@ -18,7 +18,7 @@ from reservation_lab.drills.load import (
     run_load_drill,
 )
 from reservation_lab.errors import LabError
-from reservation_lab.ports import port_is_free
+from reservation_lab.runtime.ports import port_is_free
 
 REQUESTS = 500
 LEVELS = [10, 50]

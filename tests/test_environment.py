@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from reservation_lab.paths import REPO_ROOT, WORKER_DIR
-from reservation_lab.toolchain import MIN_NODE_MAJOR, pinned_wrangler_version
+from reservation_lab.runtime.toolchain import MIN_NODE_MAJOR, pinned_wrangler_version
 
 WRANGLER = "4.132.0"
 

@@ -11,9 +11,10 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from reservation_lab import messages, notebooks
+from reservation_lab.course import builder as notebooks
+from reservation_lab.course.helpers import LAB_NAMES, friendly_traceback
 from reservation_lab.errors import DevServerError, InvariantError, LabError, PortBusyError, ToolchainError
-from reservation_lab.notebook import LAB_NAMES, friendly_traceback
+from reservation_lab.i18n import messages
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -38,7 +39,7 @@ def errors_of(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     return [output for output in cell.outputs if output.output_type == "error"]
 
 
-SETUP = "from reservation_lab import notebook as lab\nlab.friendly_errors({language!r})"
+SETUP = "from reservation_lab import course as lab\nlab.friendly_errors({language!r})"
 
 
 @pytest.mark.parametrize("language", ["de", "pt", "es"])
@@ -49,7 +50,7 @@ def test_lab_errors_show_one_sentence_in_the_notebooks_language_and_still_fail(l
         "print('before')\n"
         "raise DevServerError('wrangler dev broke')",
         "print(server)",
-        "from reservation_lab.invariants import check_equal\ncheck_equal('burst summary', 3, 4)",
+        "from reservation_lab.domain.invariants import check_equal\ncheck_equal('burst summary', 3, 4)",
         "print(not_a_lab_name)",
         "print('still running')",
     )
@@ -144,7 +145,7 @@ def test_the_setup_cell_installs_the_friendly_errors() -> None:
 def test_waiting_shows_one_progress_line_and_a_new_run_stops_the_old_server(tmp_path: Path) -> None:
     nb = notebook(
         SETUP.format(language="pt"),
-        "from reservation_lab.config import write_wrangler_config\n"
+        "from reservation_lab.domain.config import write_wrangler_config\n"
         f"run = lab.prepare_run({str(tmp_path / 'first')!r})\n"
         "write_wrangler_config(run)\n"
         "server = lab.start_server(run)",

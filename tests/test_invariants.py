@@ -6,9 +6,8 @@ from typing import Any
 
 import pytest
 
-from reservation_lab.burst import Attempt, Decision
-from reservation_lab.errors import InvariantError
-from reservation_lab.invariants import (
+from reservation_lab.domain.burst import Attempt, Decision
+from reservation_lab.domain.invariants import (
     CAPACITY,
     Summary,
     check_burst,
@@ -20,6 +19,7 @@ from reservation_lab.invariants import (
     summarize,
     totals_after,
 )
+from reservation_lab.errors import InvariantError
 
 
 def decision(

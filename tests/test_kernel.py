@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from reservation_lab.kernel import DISPLAY_NAME, KERNEL_NAME, QUIET, ensure_kernel, kernel_dir
-from reservation_lab.notebooks import KERNELSPEC
+from reservation_lab.course.builder import KERNELSPEC
+from reservation_lab.course.kernel import DISPLAY_NAME, KERNEL_NAME, QUIET, ensure_kernel, kernel_dir
 
 
 def test_ensure_kernel_installs_and_is_idempotent(tmp_path: Path) -> None:

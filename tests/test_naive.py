@@ -7,16 +7,16 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from reservation_lab.burst import send_burst_sync
-from reservation_lab.client import LabClient
-from reservation_lab.config import RunFolder, check_run_name
-from reservation_lab.devserver import DevServer
+from reservation_lab.domain.burst import send_burst_sync
+from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.config import RunFolder, check_run_name
+from reservation_lab.domain.invariants import CAPACITY, check_burst, summarize
 from reservation_lab.errors import InvariantError, LabError
-from reservation_lab.invariants import CAPACITY, check_burst, summarize
-from reservation_lab.naive import naive_config_path, naive_state_dir, start_naive_server, write_naive_config
 from reservation_lab.paths import WORKER_SRC
-from reservation_lab.ports import port_is_free
-from reservation_lab.processes import group_members
+from reservation_lab.race.naive import naive_config_path, naive_state_dir, start_naive_server, write_naive_config
+from reservation_lab.runtime.devserver import DevServer
+from reservation_lab.runtime.ports import port_is_free
+from reservation_lab.runtime.processes import group_members
 
 BURST = 10
 MAX_BURSTS = 5

@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from reservation_lab import notebooks
+from reservation_lab.course import builder as notebooks
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 LANGS = ("de", "pt", "es")
@@ -23,7 +23,7 @@ def load(language: str):
 
 
 def test_committed_notebooks_are_in_sync_with_the_source() -> None:
-    assert notebooks.build(check_only=True) == [], "run: python -m reservation_lab.notebooks build"
+    assert notebooks.build(check_only=True) == [], "run: python -m reservation_lab.course.builder build"
 
 
 def test_all_three_languages_exist() -> None:

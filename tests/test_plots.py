@@ -8,8 +8,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from reservation_lab.burst import Attempt, Decision  # noqa: E402
-from reservation_lab.plots import label, plot_bursts  # noqa: E402
+from reservation_lab.domain.burst import Attempt, Decision  # noqa: E402
+from reservation_lab.race.plots import label, plot_bursts  # noqa: E402
 
 
 def decisions(accepted: int, total: int) -> list[Decision]:

@@ -10,12 +10,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from reservation_lab import devserver
-from reservation_lab.config import RunFolder, create_run_folder, write_wrangler_config
-from reservation_lab.devserver import DevServer, start_dev_server
+from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
 from reservation_lab.errors import DevServerError, PortBusyError
-from reservation_lab.ports import LOOPBACK, free_port, port_is_free
-from reservation_lab.processes import group_members, processes_mentioning
+from reservation_lab.runtime import devserver
+from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.runtime.ports import LOOPBACK, free_port, port_is_free
+from reservation_lab.runtime.processes import group_members, processes_mentioning
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from reservation_lab.errors import LabError, PortBusyError
-from reservation_lab.ports import LOOPBACK, ensure_port_free, free_port, port_is_free
+from reservation_lab.runtime.ports import LOOPBACK, ensure_port_free, free_port, port_is_free
 
 
 @pytest.fixture
@@ -82,7 +82,7 @@ def test_free_ports_differ_while_held() -> None:
 
 def test_picked_ports_avoid_the_ephemeral_ranges_and_never_repeat() -> None:
     """Picks stay below Linux's and macOS's ephemeral ranges, where port-0 sockets of other processes land."""
-    from reservation_lab.ports import PICK_RANGE
+    from reservation_lab.runtime.ports import PICK_RANGE
 
     picks = [free_port() for _ in range(200)]
     assert len(set(picks)) == len(picks)
@@ -93,7 +93,7 @@ def test_picked_ports_avoid_the_ephemeral_ranges_and_never_repeat() -> None:
 def test_the_address_in_use_report_is_read_in_the_pinned_wranglers_own_format() -> None:
     """The message parsed is the one the pinned miniflare writes; an upgrade that rewords it fails here."""
     from reservation_lab.paths import REPO_ROOT
-    from reservation_lab.ports import port_in_use_reported
+    from reservation_lab.runtime.ports import port_in_use_reported
 
     bundle = (REPO_ROOT / "worker/node_modules/miniflare/dist/src/index.js").read_text()
     template = "`Address already in use (${match[1]}:${match[2]}). Please check"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from reservation_lab.checker import check_history
-from reservation_lab.config import RunFolder
-from reservation_lab.processes import processes_mentioning
-from reservation_lab.race import race_naive_and_atomic
+from reservation_lab.domain.checker import check_history
+from reservation_lab.domain.config import RunFolder
+from reservation_lab.race.demo import race_naive_and_atomic
+from reservation_lab.runtime.processes import processes_mentioning
 
 
 def test_race_shows_the_bug_and_the_fix(run_folder: RunFolder) -> None:
@@ -29,8 +29,8 @@ def test_race_shows_the_bug_and_the_fix(run_folder: RunFolder) -> None:
 
 def test_checker_accepts_every_atomic_burst_in_a_row(run_folder: RunFolder, dev_server_factory) -> None:
     """The real Worker passes the checker on every burst, also when the workshop is already partly full."""
-    from reservation_lab.burst import send_burst_sync
-    from reservation_lab.client import LabClient
+    from reservation_lab.domain.burst import send_burst_sync
+    from reservation_lab.domain.client import LabClient
 
     server = dev_server_factory()
     with LabClient(server.base_url) as client:

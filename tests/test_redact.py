@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reservation_lab.redact import redact
+from reservation_lab.runtime.redact import redact
 
 ACCOUNT_ID = "0123456789abcdef0123456789abcdef"
 TOKEN = "Xy7_abcDEF-0123456789.ghijKLMNop~+/"

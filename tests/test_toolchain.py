@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from reservation_lab import toolchain
 from reservation_lab.errors import LabError, ToolchainError
 from reservation_lab.paths import WORKER_DIR
-from reservation_lab.toolchain import (
+from reservation_lab.runtime import toolchain
+from reservation_lab.runtime.toolchain import (
     MIN_NODE_MAJOR,
     find_toolchain,
     node_major,

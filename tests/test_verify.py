@@ -13,15 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
-from reservation_lab import cloud
-from reservation_lab.burst import send_burst_sync
-from reservation_lab.client import LabClient
-from reservation_lab.cloudflare_api import CloudflareAPI
-from reservation_lab.config import create_run_folder, write_wrangler_config
-from reservation_lab.devserver import DevServer, start_dev_server
-from reservation_lab.ports import port_is_free
-from reservation_lab.processes import group_members
-from reservation_lab.verify import (
+from reservation_lab.cloud import steps as cloud
+from reservation_lab.cloud.api import CloudflareAPI
+from reservation_lab.cloud.verify import (
     Verdict,
     VerificationFailed,
     command,
@@ -31,6 +25,12 @@ from reservation_lab.verify import (
     verify_deleted,
     verify_deployed,
 )
+from reservation_lab.domain.burst import send_burst_sync
+from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.config import create_run_folder, write_wrangler_config
+from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.runtime.ports import port_is_free
+from reservation_lab.runtime.processes import group_members
 
 TOKEN = "cf-test-token-Zq9x7Yw6Vu5Ts4Rr3Qp2On1Ml0Kk"
 ACCOUNT = "0123456789abcdef0123456789abcdef"
@@ -212,7 +212,7 @@ def test_works_inside_a_running_event_loop(cloud_app: tuple[str, str]) -> None:
 
 
 def test_unreachable_worker_fails(cloud_app: tuple[str, str]) -> None:
-    from reservation_lab.ports import free_port
+    from reservation_lab.runtime.ports import free_port
 
     script, _ = cloud_app
     verdict = verify_deployed(fake_api(script), script, f"http://127.0.0.1:{free_port()}")
@@ -316,12 +316,12 @@ def test_command_exit_codes(tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: p
 
 
 def test_module_entry_point_without_login_is_an_error(tmp_path) -> None:
-    """`python -m reservation_lab.verify` with the real wrangler and no credentials: exit 2, never PASS."""
+    """`python -m reservation_lab.cloud.verify` with the real wrangler and no credentials: exit 2, never PASS."""
     run = create_run_folder(tmp_path / "run")
     write_wrangler_config(run, ACCOUNT)
     env = {key: value for key, value in os.environ.items() if not key.startswith("CLOUDFLARE_")}
     env.update(HOME=str(tmp_path / "home"), XDG_CONFIG_HOME=str(tmp_path / "home" / ".config"))
-    proc = subprocess.run([sys.executable, "-m", "reservation_lab.verify", "deleted", "--workdir", str(run.root)],
+    proc = subprocess.run([sys.executable, "-m", "reservation_lab.cloud.verify", "deleted", "--workdir", str(run.root)],
                           capture_output=True, text=True, timeout=180, env=env)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "login cell" in proc.stderr and "PASS" not in proc.stdout

@@ -5,9 +5,9 @@ from __future__ import annotations
 import io
 import json
 
-from reservation_lab.config import RunFolder
-from reservation_lab.local_lab import dry_run
-from reservation_lab.nodetests import run_node_tests
+from reservation_lab.course.local_lab import dry_run
+from reservation_lab.domain.config import RunFolder
+from reservation_lab.runtime.nodetests import run_node_tests
 
 
 def test_node_routing_tests_pass() -> None:

@@ -6,10 +6,10 @@ import asyncio
 
 import httpx
 
-from reservation_lab.burst import send_burst, send_burst_sync
-from reservation_lab.client import LabClient
-from reservation_lab.devserver import DevServer
-from reservation_lab.invariants import check_burst, durable_view, expected_summary, summarize
+from reservation_lab.domain.burst import send_burst, send_burst_sync
+from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.invariants import check_burst, durable_view, expected_summary, summarize
+from reservation_lab.runtime.devserver import DevServer
 
 
 def test_ten_concurrent_requests_four_accepted(client: LabClient, dev_server: DevServer) -> None:

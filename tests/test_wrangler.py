@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from reservation_lab.config import RunFolder
+from reservation_lab.domain.config import RunFolder
 from reservation_lab.errors import LabError, WranglerError
-from reservation_lab.ports import LOOPBACK, free_port
-from reservation_lab.processes import group_members, processes_mentioning
-from reservation_lab.wrangler import run_wrangler, wrangler_env
+from reservation_lab.runtime.ports import LOOPBACK, free_port
+from reservation_lab.runtime.processes import group_members, processes_mentioning
+from reservation_lab.runtime.wrangler import run_wrangler, wrangler_env
 
 PINNED = "4.132.0"
 

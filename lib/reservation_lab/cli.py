@@ -10,7 +10,7 @@ from reservation_lab.errors import InvariantError, LabError
 
 
 def _local(args: argparse.Namespace) -> int:
-    from reservation_lab.local_lab import run_local_lab
+    from reservation_lab.course.local_lab import run_local_lab
 
     report = run_local_lab(workdir=args.workdir, workshop=args.workshop, burst_size=args.burst_size, port=args.port)
     print("\nInvariant summary (local):")
@@ -21,7 +21,7 @@ def _local(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from reservation_lab.course_run import run_course
+    from reservation_lab.course.papermill_run import run_course
 
     report = run_course(language=args.language, workdir=args.workdir, workshop=args.workshop,
                         burst_size=args.burst_size, port=args.port, cloud=args.cloud, account_name=args.account_name)
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--cloud", action="store_true", help="also run steps 5-7 against your Cloudflare account")
     run.add_argument("--account-name", default="LabEx Learning")
     run.set_defaults(func=_run)
-    from reservation_lab.verify import add_arguments as add_verify_arguments
+    from reservation_lab.cloud.verify import add_arguments as add_verify_arguments
 
     add_verify_arguments(sub.add_parser(
         "verify", help="independent check of a cloud run: deployed (steps 5-6) or deleted (step 7)"))

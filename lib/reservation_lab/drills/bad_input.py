@@ -53,13 +53,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from reservation_lab.client import LabClient
-from reservation_lab.config import RunFolder, create_run_folder, write_wrangler_config
-from reservation_lab.devserver import DevServer, start_dev_server
+from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
 from reservation_lab.drills import bounded_int
 from reservation_lab.errors import LabError
 from reservation_lab.paths import WORKER_DIR
-from reservation_lab.ports import LOOPBACK
+from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.runtime.ports import LOOPBACK
 
 OPENAPI = WORKER_DIR / "openapi.yaml"
 MAX_EXAMPLES = 5000

@@ -35,15 +35,15 @@ from typing import Any
 
 import httpx
 
-from reservation_lab.burst import Decision, request_ids, reserve_with_retries, run_outside_loop, send_burst
-from reservation_lab.checker import check_history
-from reservation_lab.client import LabClient
-from reservation_lab.config import RunFolder, create_run_folder, write_wrangler_config
-from reservation_lab.devserver import DevServer, start_dev_server
+from reservation_lab.domain.burst import Decision, request_ids, reserve_with_retries, run_outside_loop, send_burst
+from reservation_lab.domain.checker import check_history
+from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
+from reservation_lab.domain.invariants import CAPACITY
 from reservation_lab.drills import bounded_int
 from reservation_lab.errors import LabError
-from reservation_lab.invariants import CAPACITY
-from reservation_lab.ports import LOOPBACK
+from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.runtime.ports import LOOPBACK
 
 WORKSHOP = "crash-drill"
 PREFIX = "crash-request"

@@ -13,7 +13,7 @@ A level holds when no request is lost (every requestId got a 201 or 409 in the e
 * invariants: the durable `reserved == acceptedSeats <= capacity`, `reserved` grew by exactly the seats the
   answers accepted, `acceptedRequests` grew by the accepted answers and `acceptedRequests + rejectedRequests`
   by the number of distinct requestIds sent; every answer names its workshop, requestId and seats;
-* the serial-order checker (`reservation_lab.checker.check_history`, before = the fresh workshop's status,
+* the serial-order checker (`reservation_lab.domain.checker.check_history`, before = the fresh workshop's status,
   after = its status after the level) finds a one-at-a-time order that explains every answer.
 """
 
@@ -36,12 +36,12 @@ from typing import Any
 import httpx
 from tqdm import tqdm
 
-from reservation_lab.burst import RETRY_STATUSES, Decision, reserve_with_retries, run_outside_loop
-from reservation_lab.checker import check_history
-from reservation_lab.config import create_run_folder, write_wrangler_config
-from reservation_lab.devserver import start_dev_server
+from reservation_lab.domain.burst import RETRY_STATUSES, Decision, reserve_with_retries, run_outside_loop
+from reservation_lab.domain.checker import check_history
+from reservation_lab.domain.config import create_run_folder, write_wrangler_config
 from reservation_lab.drills import bounded_int
 from reservation_lab.errors import LabError
+from reservation_lab.runtime.devserver import start_dev_server
 
 MAX_REQUESTS = 20_000  # per level
 MAX_CONCURRENCY = 500

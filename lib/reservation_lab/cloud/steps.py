@@ -16,15 +16,15 @@ from typing import Any, TextIO
 
 import httpx
 
-from reservation_lab.cloudflare_api import CloudflareAPI, first_json_object, parse_auth_token, token_from_env
-from reservation_lab.config import CLASS_NAME, RunFolder, check_run_name
+from reservation_lab.cloud.api import CloudflareAPI, first_json_object, parse_auth_token, token_from_env
+from reservation_lab.cloud.verify import MODES, Verdict, VerificationFailed, verify_deleted, verify_deployed
+from reservation_lab.domain.config import CLASS_NAME, RunFolder, check_run_name
+from reservation_lab.domain.invariants import CAPACITY
 from reservation_lab.errors import LabError, WranglerError
-from reservation_lab.invariants import CAPACITY
-from reservation_lab.processes import kill_process_group
-from reservation_lab.redact import redact, strip_ansi
-from reservation_lab.toolchain import find_toolchain
-from reservation_lab.verify import MODES, Verdict, VerificationFailed, verify_deleted, verify_deployed
-from reservation_lab.wrangler import error_summary, run_wrangler, wrangler_env
+from reservation_lab.runtime.processes import kill_process_group
+from reservation_lab.runtime.redact import redact, strip_ansi
+from reservation_lab.runtime.toolchain import find_toolchain
+from reservation_lab.runtime.wrangler import error_summary, run_wrangler, wrangler_env
 
 LOGIN_TIMEOUT = 15 * 60
 DEPLOY_TIMEOUT = 10 * 60

@@ -1,8 +1,8 @@
 """Build the course notebooks (one per language) from one source, and record their reference outputs.
 
-    python -m reservation_lab.notebooks build            write notebooks/<lang>/concurrent-reservations.ipynb
-    python -m reservation_lab.notebooks check            exit 1 if a committed notebook is not in sync
-    python -m reservation_lab.notebooks execute [LANG]   run them for real and store scrubbed reference outputs
+    python -m reservation_lab.course.builder build            write notebooks/<lang>/concurrent-reservations.ipynb
+    python -m reservation_lab.course.builder check            exit 1 if a committed notebook is not in sync
+    python -m reservation_lab.course.builder execute [LANG]   run them for real and store scrubbed reference outputs
 
 Code cells come from notebooks/source/cells.yml and are identical in every language (only the
 parameters cell's `language` literal differs); prose comes from notebooks/source/prose/<lang>.md.
@@ -20,9 +20,9 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from reservation_lab.kernel import DISPLAY_NAME, KERNEL_NAME, ensure_kernel
+from reservation_lab.course.kernel import DISPLAY_NAME, KERNEL_NAME, ensure_kernel
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
-from reservation_lab.redact import redact
+from reservation_lab.runtime.redact import redact
 
 SOURCE_DIR = NOTEBOOKS_DIR / "source"
 NOTEBOOK_NAME = "concurrent-reservations.ipynb"
@@ -194,7 +194,7 @@ def execute(language: str, timeout: int = 600) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m reservation_lab.notebooks", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m reservation_lab.course.builder", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["build", "check", "execute"])
     parser.add_argument("languages", nargs="*", help="languages to execute (default: all)")

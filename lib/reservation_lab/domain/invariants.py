@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from reservation_lab.burst import Decision
+from reservation_lab.domain.burst import Decision
 from reservation_lab.errors import InvariantError
 
 CAPACITY = 4

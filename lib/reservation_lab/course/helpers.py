@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from reservation_lab.burst import Decision
-from reservation_lab.config import RunFolder, create_run_folder, redacted
-from reservation_lab.devserver import DevServer, start_dev_server
+from reservation_lab.domain.burst import Decision
+from reservation_lab.domain.config import RunFolder, create_run_folder, redacted
+from reservation_lab.domain.invariants import decision_table, totals_after
 from reservation_lab.errors import (
     DevServerError,
     InvariantError,
@@ -19,8 +19,7 @@ from reservation_lab.errors import (
     ToolchainError,
     WranglerError,
 )
-from reservation_lab.invariants import decision_table, totals_after
-from reservation_lab.messages import (
+from reservation_lab.i18n.messages import (
     FRIENDLY_DEV_SERVER,
     FRIENDLY_INVARIANT,
     FRIENDLY_LAB_ERROR,
@@ -35,10 +34,11 @@ from reservation_lab.messages import (
     text,
 )
 from reservation_lab.paths import REPO_ROOT, WORKER_SRC
-from reservation_lab.plots import label, plot_bursts
-from reservation_lab.race import Race
-from reservation_lab.toolchain import pinned_wrangler_version
-from reservation_lab.wrangler import run_wrangler
+from reservation_lab.race.demo import Race
+from reservation_lab.race.plots import label, plot_bursts
+from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.runtime.toolchain import pinned_wrangler_version
+from reservation_lab.runtime.wrangler import run_wrangler
 
 __all__ = [
     "pinned_wrangler_version", "prepare_run", "shown_path", "print_json", "skip_cloud", "show_config",

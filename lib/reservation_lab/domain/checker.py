@@ -51,9 +51,9 @@ from functools import partial
 from operator import attrgetter
 from typing import Any, NamedTuple
 
-from reservation_lab.burst import Decision
-from reservation_lab.checker_messages import Message, describe, plural
+from reservation_lab.domain.burst import Decision
 from reservation_lab.errors import LabError
+from reservation_lab.i18n.checker_messages import Message, describe, plural
 
 DECIDED = ("accepted", "rejected")
 HTTP_FOR = {"accepted": 201, "rejected": 409}

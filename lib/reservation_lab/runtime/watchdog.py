@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from reservation_lab.processes import group_members, stop_process_group
+from reservation_lab.runtime.processes import group_members, stop_process_group
 
 
 def main(argv: list[str]) -> int:

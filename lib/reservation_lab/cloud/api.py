@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from reservation_lab.errors import LabError
-from reservation_lab.redact import redact
+from reservation_lab.runtime.redact import redact
 
 API_BASE = "https://api.cloudflare.com/client/v4"
 NOT_FOUND_CODE = 10007  # workers.api.error.script_not_found

@@ -8,10 +8,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from reservation_lab.config import new_run_name
+from reservation_lab.course.builder import languages, notebook_path
+from reservation_lab.course.kernel import ensure_kernel
+from reservation_lab.domain.config import new_run_name
 from reservation_lab.errors import LabError
-from reservation_lab.kernel import ensure_kernel
-from reservation_lab.notebooks import languages, notebook_path
 from reservation_lab.paths import RUNS_DIR
 
 

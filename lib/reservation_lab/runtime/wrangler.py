@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TextIO
 
 from reservation_lab.errors import WranglerError
-from reservation_lab.processes import kill_process_group
-from reservation_lab.redact import redact, strip_ansi
-from reservation_lab.toolchain import find_toolchain
+from reservation_lab.runtime.processes import kill_process_group
+from reservation_lab.runtime.redact import redact, strip_ansi
+from reservation_lab.runtime.toolchain import find_toolchain
 
 QUIET_ENV = {
     "WRANGLER_SEND_METRICS": "false",

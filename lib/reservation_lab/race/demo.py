@@ -6,11 +6,11 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from reservation_lab.burst import Decision, request_ids, send_burst
-from reservation_lab.client import LabClient
-from reservation_lab.config import RunFolder
-from reservation_lab.devserver import start_dev_server
-from reservation_lab.naive import start_naive_server
+from reservation_lab.domain.burst import Decision, request_ids, send_burst
+from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.config import RunFolder
+from reservation_lab.race.naive import start_naive_server
+from reservation_lab.runtime.devserver import start_dev_server
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ import json
 import shutil
 from pathlib import Path
 
-from reservation_lab.config import BINDING, COMPATIBILITY_DATE, RunFolder
-from reservation_lab.devserver import DevServer, start_dev_server
+from reservation_lab.domain.config import BINDING, COMPATIBILITY_DATE, RunFolder
 from reservation_lab.paths import WORKER_SRC
+from reservation_lab.runtime.devserver import DevServer, start_dev_server
 
 NAIVE_CLASS = "NaiveWorkshop"
 NAIVE_FILES = ("naive.js", "front.js", "validation.js")

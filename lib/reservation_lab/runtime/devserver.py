@@ -13,9 +13,9 @@ from pathlib import Path
 
 import httpx
 
-from reservation_lab.config import RunFolder
+from reservation_lab.domain.config import RunFolder
 from reservation_lab.errors import DevServerError, PortBusyError
-from reservation_lab.ports import (
+from reservation_lab.runtime.ports import (
     LOOPBACK,
     busy_port_message,
     ensure_port_free,
@@ -23,10 +23,10 @@ from reservation_lab.ports import (
     port_in_use_reported,
     port_is_free,
 )
-from reservation_lab.processes import group_members, stop_process_group
-from reservation_lab.redact import strip_ansi
-from reservation_lab.toolchain import find_toolchain
-from reservation_lab.wrangler import wrangler_env
+from reservation_lab.runtime.processes import group_members, stop_process_group
+from reservation_lab.runtime.redact import strip_ansi
+from reservation_lab.runtime.toolchain import find_toolchain
+from reservation_lab.runtime.wrangler import wrangler_env
 
 _RUNNING: weakref.WeakSet[DevServer] = weakref.WeakSet()
 
@@ -182,7 +182,7 @@ def _start_once(
             start_new_session=True,
         )
     watchdog = subprocess.Popen(
-        [sys.executable, "-m", "reservation_lab.watchdog", str(proc.pid)],
+        [sys.executable, "-m", "reservation_lab.runtime.watchdog", str(proc.pid)],
         stdin=subprocess.PIPE,
         start_new_session=True,
     )

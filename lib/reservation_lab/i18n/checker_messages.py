@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from reservation_lab.messages import LANGUAGES, text
+from reservation_lab.i18n.messages import LANGUAGES, text
 
 __all__ = ["CATALOG", "LANGUAGES", "Message", "describe", "plural"]
 

@@ -8,11 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reservation_lab.burst import send_burst_sync
-from reservation_lab.client import LabClient
-from reservation_lab.config import RunFolder, create_run_folder, write_wrangler_config
-from reservation_lab.devserver import start_dev_server
-from reservation_lab.invariants import (
+from reservation_lab.domain.burst import send_burst_sync
+from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
+from reservation_lab.domain.invariants import (
     check_burst,
     check_equal,
     check_status,
@@ -21,8 +20,9 @@ from reservation_lab.invariants import (
     expected_summary,
     totals_after,
 )
-from reservation_lab.nodetests import run_node_tests
-from reservation_lab.wrangler import run_wrangler
+from reservation_lab.runtime.devserver import start_dev_server
+from reservation_lab.runtime.nodetests import run_node_tests
+from reservation_lab.runtime.wrangler import run_wrangler
 
 AFTER_RESTART_ID = "request-after-restart"
 

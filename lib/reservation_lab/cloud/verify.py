@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from reservation_lab.burst import Decision, send_burst_sync
-from reservation_lab.client import LabClient
-from reservation_lab.cloudflare_api import APIError, CloudflareAPI, is_not_found
-from reservation_lab.config import BINDING, CLASS_NAME
+from reservation_lab.cloud.api import APIError, CloudflareAPI, is_not_found
+from reservation_lab.domain.burst import Decision, send_burst_sync
+from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.config import BINDING, CLASS_NAME
+from reservation_lab.domain.invariants import CAPACITY, check_burst, durable_view, expected_summary
 from reservation_lab.errors import InvariantError, LabError
-from reservation_lab.invariants import CAPACITY, check_burst, durable_view, expected_summary
-from reservation_lab.redact import redact
+from reservation_lab.runtime.redact import redact
 
 MODES = ("deployed", "deleted")
 CLOUD_WORKSHOP = "cloud-launch"
@@ -196,8 +196,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def command(args: argparse.Namespace) -> int:
     """Run the verifier for a run folder; 0 on PASS, 1 on FAIL (LabError for setup problems)."""
-    from reservation_lab import cloud
-    from reservation_lab.verify import VerificationFailed as Failed  # the same class also under `python -m`
+    from reservation_lab.cloud import steps as cloud
+    from reservation_lab.cloud.verify import VerificationFailed as Failed  # the same class also under `python -m`
 
     run = cloud.run_from_folder(args.workdir)
     try:
@@ -209,7 +209,7 @@ def command(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m reservation_lab.verify deployed|deleted --workdir DIR`."""
+    """`python -m reservation_lab.cloud.verify deployed|deleted --workdir DIR`."""
     args = add_arguments(argparse.ArgumentParser(prog="verify", description=__doc__)).parse_args(argv)
     try:
         return command(args)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from reservation_lab.errors import LabError
 from reservation_lab.paths import WORKER_DIR
-from reservation_lab.toolchain import find_toolchain
+from reservation_lab.runtime.toolchain import find_toolchain
 
 NODE_TEST_ARGS = ("--experimental-loader", "./test/cloudflare-loader.mjs", "--test", "test/worker.test.mjs")
 
