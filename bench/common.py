@@ -13,7 +13,6 @@ import itertools
 import os
 import platform
 import subprocess
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -24,8 +23,8 @@ from typing import Any
 
 import httpx
 
-from reservation_lab.domain.config import create_run_folder, write_wrangler_config
-from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.domain.runs import temporary_server
+from reservation_lab.runtime.devserver import DevServer
 from reservation_lab.runtime.processes import group_members
 from reservation_lab.runtime.toolchain import find_toolchain
 
@@ -37,46 +36,17 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 @contextmanager
 def dev_server(prefix: str = "bench-") -> Iterator[DevServer]:
-    """A healthy `wrangler dev` for a fresh run folder in a temporary directory; stopped and checked afterwards."""
-    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
-        run = create_run_folder(Path(tmp) / "run")
-        write_wrangler_config(run)
-        server = start_dev_server(run, log_name="dev.log")
-        try:
-            yield server
-        finally:
-            server.stop()
-            left = group_members(server.pgid)
-            if left or listening(server.port):
-                raise RuntimeError(f"dev server group {server.pgid} left {left} / something listens on {server.port}")
-
-
-def listening(port: int) -> bool:
-    """True if a socket LISTENs on the port (/proc/net/tcp*); connections in TIME_WAIT do not count."""
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            rows = Path(table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for row in rows:
-            local, state = row.split()[1], row.split()[3]
-            if state == "0A" and int(local.rsplit(":", 1)[1], 16) == port:
-                return True
-    return False
+    """A healthy `wrangler dev` for a fresh run folder in a temporary directory; stopped and proven gone afterwards."""
+    with temporary_server(prefix, log_name="dev.log") as server:
+        yield server
 
 
 def cold_start_stop(prefix: str = "bench-cold-") -> tuple[float, float, float]:
     """One cold start of `wrangler dev` in a new run folder: (start→healthy, stop, total) in seconds."""
-    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
-        run = create_run_folder(Path(tmp) / "run")
-        write_wrangler_config(run)
-        started = time.perf_counter()
-        server = start_dev_server(run, log_name="dev.log")
+    started = time.perf_counter()
+    with temporary_server(prefix, log_name="dev.log"):
         healthy = time.perf_counter()
-        server.stop()
-        stopped = time.perf_counter()
-        if group_members(server.pgid):
-            raise RuntimeError(f"dev server group {server.pgid} left processes behind")
+    stopped = time.perf_counter()  # includes proving that nothing is left
     return healthy - started, stopped - healthy, stopped - started
 
 

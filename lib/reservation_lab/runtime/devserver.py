@@ -10,10 +10,10 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import httpx
 
-from reservation_lab.domain.config import RunFolder
 from reservation_lab.errors import DevServerError, PortBusyError
 from reservation_lab.runtime.ports import (
     LOOPBACK,
@@ -26,16 +26,30 @@ from reservation_lab.runtime.ports import (
 from reservation_lab.runtime.processes import group_members, stop_process_group
 from reservation_lab.runtime.redact import strip_ansi
 from reservation_lab.runtime.toolchain import find_toolchain
+from reservation_lab.runtime.waiting import wait_until
 from reservation_lab.runtime.wrangler import wrangler_env
 
 _RUNNING: weakref.WeakSet[DevServer] = weakref.WeakSet()
+
+
+class RunLayout(Protocol):
+    """What a dev server needs of a run folder (domain.config.RunFolder is one)."""
+
+    @property
+    def root(self) -> Path: ...
+    @property
+    def config(self) -> Path: ...
+    @property
+    def state_dir(self) -> Path: ...
+    @property
+    def logs_dir(self) -> Path: ...
 
 
 @dataclass(eq=False)
 class DevServer:
     """One running `wrangler dev`; use as a context manager or call stop()."""
 
-    run: RunFolder
+    run: RunLayout
     port: int
     log_path: Path
     proc: subprocess.Popen
@@ -72,12 +86,21 @@ class DevServer:
             return
         stop_process_group(self.pgid, self.proc)
         self._release_watchdog()
-        deadline = time.monotonic() + 10
         # A server that never became healthy may never have bound its port (someone else holds it).
-        while self.healthy_after and not port_is_free(self.port) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        if self.healthy_after:
+            wait_until(lambda: port_is_free(self.port), 10)
         self.stopped = True
         _RUNNING.discard(self)
+
+    def stop_and_prove(self) -> None:
+        """stop(), then raise DevServerError unless no process of the group, no watchdog and no listener is left."""
+        self.stop()
+        left = self.processes()
+        if left or not port_is_free(self.port) or self.watchdog.poll() is None:
+            raise DevServerError(
+                f"the dev server on port {self.port} did not end completely (processes left: {left}, "
+                f"port free: {port_is_free(self.port)}, watchdog ended: {self.watchdog.poll() is not None})."
+            )
 
     def _release_watchdog(self) -> None:
         if self.watchdog.stdin is not None:
@@ -108,7 +131,7 @@ class _AddressInUse(Exception):
 
 
 def start_dev_server(
-    run: RunFolder,
+    run: RunLayout,
     port: int = 0,
     timeout: float = 60.0,
     log_name: str = "dev.log",
@@ -148,7 +171,7 @@ def start_dev_server(
 
 
 def _start_once(
-    run: RunFolder,
+    run: RunLayout,
     port: int,
     inspector_port: int,
     timeout: float,
@@ -206,27 +229,32 @@ def _start_once(
 def _wait_until_healthy(
     server: DevServer, timeout: float, progress: Callable[[float], None] | None = None
 ) -> None:
-    deadline = time.monotonic() + timeout
-    reported = time.monotonic()
+    last_report = [0.0]
+
+    def tick(waited: float) -> None:
+        if progress is not None and waited - last_report[0] >= 0.5:
+            last_report[0] = waited
+            progress(time.monotonic() - server.started_at)
+
     with httpx.Client(timeout=2.0, trust_env=False) as client:
-        while time.monotonic() < deadline:
-            if progress is not None and time.monotonic() - reported >= 0.5:
-                reported = time.monotonic()
-                progress(reported - server.started_at)
-            if server.proc.poll() is not None:
-                tail = "\n".join(server.log_text(since_start=True).strip().splitlines()[-8:])
-                raise DevServerError(
-                    f"wrangler dev exited with code {server.proc.returncode} before it was healthy; "
-                    f"see {server.log_path}:\n{tail}"
-                )
-            try:
-                response = client.get(f"{server.base_url}/health")
-                if response.status_code == 200 and response.json() == {"status": "ok"}:
-                    return
-            except (httpx.TransportError, ValueError):
-                pass
-            time.sleep(0.1)
+        if wait_until(lambda: _healthy(server, client), timeout, interval=0.1, on_tick=tick):
+            return
     raise DevServerError(f"wrangler dev did not answer /health within {timeout:.0f} s; see {server.log_path}.")
+
+
+def _healthy(server: DevServer, client: httpx.Client) -> bool:
+    """True once /health answers; raises DevServerError (with the log tail) if wrangler dev has exited."""
+    if server.proc.poll() is not None:
+        tail = "\n".join(server.log_text(since_start=True).strip().splitlines()[-8:])
+        raise DevServerError(
+            f"wrangler dev exited with code {server.proc.returncode} before it was healthy; "
+            f"see {server.log_path}:\n{tail}"
+        )
+    try:
+        response = client.get(f"{server.base_url}/health")
+        return response.status_code == 200 and response.json() == {"status": "ok"}
+    except (httpx.TransportError, ValueError):
+        return False
 
 
 @atexit.register

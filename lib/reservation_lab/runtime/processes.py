@@ -6,10 +6,11 @@ import contextlib
 import os
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from reservation_lab.runtime.waiting import wait_until
 
 
 @dataclass(frozen=True)
@@ -55,17 +56,11 @@ def processes_mentioning(text: str) -> list[ProcessInfo]:
 
 def stop_process_group(pgid: int, proc: subprocess.Popen | None = None, grace: float = 10.0) -> bool:
     """TERM the group, wait until no member is left, KILL what remains; True if TERM sufficed."""
-    graceful = True
     _signal_group(pgid, signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    while _alive(pgid, proc) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if _alive(pgid, proc):
-        graceful = False
+    graceful = wait_until(lambda: not _alive(pgid, proc), grace)
+    if not graceful:
         _signal_group(pgid, signal.SIGKILL)
-        deadline = time.monotonic() + grace
-        while _alive(pgid, proc) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: not _alive(pgid, proc), grace)
     if proc is not None:
         proc.wait(timeout=grace)
     return graceful
@@ -74,9 +69,7 @@ def stop_process_group(pgid: int, proc: subprocess.Popen | None = None, grace: f
 def kill_process_group(proc: subprocess.Popen, grace: float = 10.0) -> None:
     """SIGKILL the group that proc leads (started with start_new_session); return when no member is left."""
     _signal_group(proc.pid, signal.SIGKILL)
-    deadline = time.monotonic() + grace
-    while _alive(proc.pid, proc) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_until(lambda: not _alive(proc.pid, proc), grace, interval=0.02)
     proc.wait()
 
 
