@@ -5,7 +5,7 @@ Run (with the course's venv): python bench/bench_course_time.py [--quick] [--lan
 The floor is what the notebook cannot avoid, measured in the same run: two cold starts of `wrangler dev`
 (start → /health answers → stopped as a process group: the burst's server and the restarted one), the
 Worker's node tests (`reservation_lab.runtime.nodetests.run_node_tests`) and `wrangler deploy --dry-run`
-(`reservation_lab.course.local_lab.dry_run`). The race cell starts two more servers (the naive and the atomic
+(`reservation_lab.runtime.wrangler.dry_run`). The race cell starts two more servers (the naive and the atomic
 Worker), so a second ratio counts those too (two more measured starts). The notebook is
 `reservation_lab.course.papermill_run.run_course(language, log_output=False)` with papermill into a temporary folder:
 kernel start, imports, every cell. Prints each time and the ratio notebook/floor; `--quick` measures only
@@ -20,11 +20,11 @@ from pathlib import Path
 
 from common import cold_start_stop, load_line, machine_line, print_ratio, timed
 
-from reservation_lab.course.local_lab import dry_run
 from reservation_lab.course.papermill_run import run_course
 from reservation_lab.domain.config import create_run_folder, write_wrangler_config
 from reservation_lab.runtime.nodetests import run_node_tests
 from reservation_lab.runtime.processes import processes_mentioning
+from reservation_lab.runtime.wrangler import dry_run
 
 
 def floor() -> dict[str, float]:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date
 from pathlib import Path
 
+import json5
 import pytest
 
 from reservation_lab.domain.config import (
@@ -23,6 +25,7 @@ from reservation_lab.paths import WORKER_DIR, WORKER_SRC
 
 NAME_SHAPE = re.compile(r"^labex-c10-o03-[0-9a-f]{12}$")
 ACCOUNT_ID = "0123456789abcdef0123456789abcdef"
+TEMPLATE = WORKER_DIR / "wrangler.jsonc"
 
 
 @pytest.fixture
@@ -33,6 +36,11 @@ def run(tmp_path: Path) -> RunFolder:
 
 def _read_json(path: Path) -> dict:
     return json.loads(path.read_text())
+
+
+def _template() -> dict:
+    """worker/wrangler.jsonc, the one source of the Worker's settings (JSONC: comments allowed)."""
+    return json5.loads(TEMPLATE.read_text())
 
 
 def test_new_run_name_has_the_lab_shape() -> None:
@@ -139,10 +147,12 @@ def test_write_wrangler_config_content(run: RunFolder) -> None:
     path = write_wrangler_config(run)
     assert path == run.config
     config = _read_json(path)  # .jsonc, but written as plain JSON
+    compatibility_date = _template()["compatibility_date"]  # a choice made in the template only
+    assert date.fromisoformat(compatibility_date).isoformat() == compatibility_date
     assert config == {
         "name": run.name,
         "main": "src/index.js",
-        "compatibility_date": "2026-09-18",
+        "compatibility_date": compatibility_date,
         "workers_dev": True,
         "preview_urls": False,
         "observability": {"enabled": True, "head_sampling_rate": 1},
@@ -154,14 +164,21 @@ def test_write_wrangler_config_content(run: RunFolder) -> None:
 
 
 def test_write_wrangler_config_matches_the_worker_template(run: RunFolder) -> None:
-    """Apart from the name and $schema, the generated config is the one in worker/wrangler.jsonc."""
-    lines = (WORKER_DIR / "wrangler.jsonc").read_text().splitlines()
-    template = json.loads("\n".join(line for line in lines if not line.strip().startswith("//")))
+    """Apart from the name and $schema, the generated config is the one in worker/wrangler.jsonc, in its order."""
+    template = _template()
     template.pop("$schema")
     template.pop("name")
     config = _read_json(write_wrangler_config(run))
-    config.pop("name")
+    assert config.pop("name") == run.name
     assert config == template
+    assert list(config) == list(template)
+
+
+def test_account_id_follows_the_name(run: RunFolder) -> None:
+    """With an account: name, account_id, then the template's keys in the template's order."""
+    settings = [key for key in _template() if key not in ("$schema", "name")]
+    assert list(_read_json(write_wrangler_config(run, account_id=ACCOUNT_ID))) == ["name", "account_id", *settings]
+    assert list(_read_json(write_wrangler_config(run))) == ["name", *settings]
 
 
 def test_account_id_only_when_given(run: RunFolder) -> None:
@@ -191,6 +208,15 @@ def test_write_cleanup_config(run: RunFolder) -> None:
     assert config["exports"] == {"WorkshopReservations": {"type": "durable-object", "state": "deleted"}}
     assert config["compatibility_date"] == main["compatibility_date"]
     assert "durable_objects" not in config
+    assert config == {
+        "name": run.name,
+        "main": "src/cleanup.js",
+        "compatibility_date": main["compatibility_date"],
+        "workers_dev": main["workers_dev"],
+        "preview_urls": main["preview_urls"],
+        "exports": {"WorkshopReservations": {"type": "durable-object", "state": "deleted"}},
+    }
+    assert list(config) == ["name", "main", "compatibility_date", "workers_dev", "preview_urls", "exports"]
     assert run.config.exists(), "writing the cleanup config must not touch the main config"
     assert _read_json(run.config) == main
 

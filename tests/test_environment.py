@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from collections import Counter
 from pathlib import Path
@@ -14,7 +15,7 @@ import yaml
 from reservation_lab.paths import REPO_ROOT, WORKER_DIR
 from reservation_lab.runtime.toolchain import MIN_NODE_MAJOR, pinned_wrangler_version
 
-WRANGLER = "4.132.0"
+EXACT_VERSION = re.compile(r"\d+\.\d+\.\d+")
 
 
 @pytest.fixture(scope="module")
@@ -74,15 +75,17 @@ def test_pypi_node_is_node_22(pyproject: dict[str, Any]) -> None:
 def test_package_json_pins_wrangler_exactly() -> None:
     """No ^ or ~: wrangler is pinned to one version, and toolchain reads the same pin."""
     package = _read_json(WORKER_DIR / "package.json")
-    assert package["devDependencies"]["wrangler"] == WRANGLER
-    assert pinned_wrangler_version() == WRANGLER
+    pin = package["devDependencies"]["wrangler"]
+    assert EXACT_VERSION.fullmatch(pin), f"wrangler is pinned as {pin!r}, not one exact version"
+    assert pinned_wrangler_version() == pin
     assert package["engines"]["node"] == f">={MIN_NODE_MAJOR}"
 
 
 def test_package_lock_records_wrangler() -> None:
-    """package-lock.json agrees with package.json and resolves wrangler 4.132.0."""
+    """package-lock.json agrees with package.json and resolves wrangler to exactly the pinned version."""
+    pin = pinned_wrangler_version()
     lock = _read_json(WORKER_DIR / "package-lock.json")
     assert lock["lockfileVersion"] >= 2
-    assert lock["packages"][""]["devDependencies"]["wrangler"] == WRANGLER
-    assert lock["packages"]["node_modules/wrangler"]["version"] == WRANGLER
+    assert lock["packages"][""]["devDependencies"]["wrangler"] == pin
+    assert lock["packages"]["node_modules/wrangler"]["version"] == pin
     assert lock["packages"]["node_modules/wrangler"]["integrity"].startswith("sha512-")

@@ -12,7 +12,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from reservation_lab.course import builder as notebooks
-from reservation_lab.course.helpers import LAB_NAMES, friendly_traceback
+from reservation_lab.course.friendly import friendly_traceback, lab_names
 from reservation_lab.errors import DevServerError, InvariantError, LabError, PortBusyError, ToolchainError
 from reservation_lab.i18n import messages
 
@@ -120,18 +120,28 @@ def test_every_catalog_speaks_every_language() -> None:
             assert len(set(catalog.values())) == len(catalog), f"{name} repeats a sentence"
 
 
-def test_lab_names_are_exactly_the_names_the_cells_define() -> None:
-    defined: set[str] = set()
+def test_every_name_a_cell_reads_is_defined_by_a_cell_or_a_builtin() -> None:
+    """lab_names() is what a NameError is explained for; a cell reading a name no cell defines fails here."""
+    import builtins
+
     flags = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-    for cell in notebooks.load_cells():
-        if "code" not in cell:
-            continue
-        for node in ast.walk(compile(cell["code"], cell["id"], "exec", flags=flags)):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                defined.add(node.id)
-            elif isinstance(node, ast.Import | ast.ImportFrom):
-                defined.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-    assert defined == set(LAB_NAMES)
+    read = {node.id for cell in notebooks.load_cells() if "code" in cell
+            for node in ast.walk(compile(cell["code"], cell["id"], "exec", flags=flags))
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    assert read - set(dir(builtins)) <= lab_names()
+    assert {"lab", "run", "decisions", "server", "burst_size", "language"} <= lab_names()
+
+
+def test_cells_reach_helpers_only_through_the_facade() -> None:
+    """One import of the package in the cells (the facade), and every lab.<name> the cells call is in it."""
+    from reservation_lab import course
+
+    code = "\n".join(cell["code"] for cell in notebooks.load_cells() if "code" in cell)
+    imports = re.findall(r"^(?:from|import) reservation_lab.*$", code, re.M)
+    assert imports == ["from reservation_lab import course as lab"]
+    used = set(re.findall(r"\blab\.(\w+)", code))
+    assert used <= set(course.__all__), used - set(course.__all__)
+    assert all(hasattr(course, name) for name in course.__all__)
 
 
 def test_the_setup_cell_installs_the_friendly_errors() -> None:

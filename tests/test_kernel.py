@@ -6,7 +6,6 @@ import json
 import sys
 from pathlib import Path
 
-from reservation_lab.course.builder import KERNELSPEC
 from reservation_lab.course.kernel import DISPLAY_NAME, KERNEL_NAME, QUIET, ensure_kernel, kernel_dir
 
 
@@ -32,4 +31,11 @@ def test_an_older_kernelspec_is_quieted(tmp_path: Path) -> None:
 
 
 def test_notebooks_name_the_course_kernel() -> None:
-    assert KERNELSPEC["name"] == KERNEL_NAME
+    """Every committed notebook runs in the kernel the bootstrap installs, under its display name."""
+    import nbformat
+
+    from reservation_lab.course.builder import languages, notebook_path
+
+    for prose in languages():
+        spec = nbformat.read(notebook_path(prose.language), as_version=4).metadata["kernelspec"]
+        assert (spec["name"], spec["display_name"]) == (KERNEL_NAME, DISPLAY_NAME), prose.language

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 
+import json5
 import pytest
 
 from reservation_lab.domain.burst import send_burst_sync
@@ -12,7 +13,7 @@ from reservation_lab.domain.client import LabClient
 from reservation_lab.domain.config import RunFolder, check_run_name
 from reservation_lab.domain.invariants import CAPACITY, check_burst, summarize
 from reservation_lab.errors import InvariantError, LabError
-from reservation_lab.paths import WORKER_SRC
+from reservation_lab.paths import WORKER_DIR, WORKER_SRC
 from reservation_lab.race.naive import naive_config_path, naive_state_dir, start_naive_server, write_naive_config
 from reservation_lab.runtime.devserver import DevServer
 from reservation_lab.runtime.ports import port_is_free
@@ -43,15 +44,19 @@ def test_naive_config_is_local_only(run_folder: RunFolder) -> None:
     path = write_naive_config(run_folder)
     assert path == naive_config_path(run_folder) == run_folder.root / "wrangler.naive.jsonc"
     config = json.loads(path.read_text())
+    template = json5.loads((WORKER_DIR / "wrangler.jsonc").read_text())
+    (binding,) = template["durable_objects"]["bindings"]  # front.js is shared: the same binding name
     assert config == {
         "name": f"{run_folder.name}-naive",
         "main": "src/naive.js",
-        "compatibility_date": "2026-09-18",
+        "compatibility_date": template["compatibility_date"],
         "workers_dev": False,
         "preview_urls": False,
-        "durable_objects": {"bindings": [{"name": "WORKSHOPS", "class_name": "NaiveWorkshop"}]},
+        "durable_objects": {"bindings": [{"name": binding["name"], "class_name": "NaiveWorkshop"}]},
         "exports": {"NaiveWorkshop": {"type": "durable-object", "storage": "sqlite"}},
     }
+    assert list(config) == ["name", "main", "compatibility_date", "workers_dev", "preview_urls",
+                            "durable_objects", "exports"]
     for file in ("naive.js", "front.js", "validation.js"):
         assert (run_folder.root / "src" / file).read_bytes() == (WORKER_SRC / file).read_bytes()
     with pytest.raises(LabError):

@@ -14,6 +14,7 @@ import pytest
 
 from reservation_lab.course import builder as notebooks
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
+from reservation_lab.runtime.toolchain import pinned_wrangler_version
 
 LANGS = ("de", "pt", "es")
 
@@ -23,7 +24,7 @@ def load(language: str):
 
 
 def test_committed_notebooks_are_in_sync_with_the_source() -> None:
-    assert notebooks.build(check_only=True) == [], "run: python -m reservation_lab.course.builder build"
+    assert notebooks.build(check_only=True) == [], "run: ./lab build"
 
 
 def test_all_three_languages_exist() -> None:
@@ -143,7 +144,7 @@ def test_nbval_catches_a_changed_invariant(tmp_path: Path) -> None:
     version_cell = next(c for c in nb.cells if c.id == "wrangler-version")
     good = tmp_path / "good.ipynb"
     nbformat.write(nb, good)
-    version_cell.outputs[0]["text"] = version_cell.outputs[0]["text"].replace("4.132.0", "4.999.0")
+    version_cell.outputs[0]["text"] = version_cell.outputs[0]["text"].replace(pinned_wrangler_version(), "4.999.0")
     bad = tmp_path / "bad.ipynb"
     nbformat.write(nb, bad)
 

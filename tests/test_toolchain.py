@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +20,7 @@ from reservation_lab.runtime.toolchain import (
     pinned_wrangler_version,
 )
 
-PINNED = "4.132.0"
+PINNED = pinned_wrangler_version()
 
 
 @pytest.fixture(autouse=True)
@@ -57,8 +58,10 @@ def fake_node(folder: Path, version: str) -> Path:
 
 
 def test_pinned_wrangler_version() -> None:
-    """worker/package.json pins wrangler 4.132.0 exactly."""
-    assert pinned_wrangler_version() == PINNED
+    """The pin is worker/package.json's wrangler entry, one exact version (no ^ or ~)."""
+    package = json.loads((WORKER_DIR / "package.json").read_text())
+    assert pinned_wrangler_version() == package["devDependencies"]["wrangler"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", PINNED), f"wrangler is pinned as {PINNED!r}, not one exact version"
 
 
 def test_find_toolchain_finds_node_22_and_the_pinned_wrangler() -> None:
@@ -94,8 +97,10 @@ def test_missing_wrangler_says_to_run_setup(fake_worker: Path) -> None:
 
 def test_wrong_wrangler_version_is_named(fake_worker: Path) -> None:
     """Another installed version: the error names installed and pinned versions and the setup command."""
+    assert PINNED != "4.0.0"
     fake_wrangler(fake_worker, "4.0.0")
-    with pytest.raises(ToolchainError, match=r"wrangler 4\.0\.0 is installed but 4\.132\.0 is pinned.*lab setup`"):
+    expected = rf"wrangler 4\.0\.0 is installed but {re.escape(PINNED)} is pinned.*lab setup`"
+    with pytest.raises(ToolchainError, match=expected):
         find_toolchain()
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import subprocess
@@ -13,14 +12,13 @@ from typing import Any
 import httpx
 import pytest
 
+from reservation_lab.cli import main
 from reservation_lab.cloud import steps as cloud
 from reservation_lab.cloud.api import CloudflareAPI
 from reservation_lab.cloud.verify import (
     Verdict,
     VerificationFailed,
-    command,
     expected_totals,
-    main,
     run_checks,
     verify_deleted,
     verify_deployed,
@@ -306,22 +304,21 @@ def test_command_exit_codes(tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: p
         raise VerificationFailed("FAIL: deleted: Worker: the Worker still exists.")
 
     monkeypatch.setattr(cloud, "verify", fail)
-    args = argparse.Namespace(workdir=str(run.root), mode="deleted", app_url=None, burst_size=10)
-    assert command(args) == 1
+    assert main(["verify", "deleted", "--workdir", str(run.root), "--burst-size", "10"]) == 1
     assert "FAIL: deleted" in capsys.readouterr().err
     monkeypatch.setattr(cloud, "verify", lambda *a, **k: None)
-    assert main(["deployed", "--workdir", str(run.root), "--app-url", "http://127.0.0.1:9"]) == 0
-    assert main(["deleted", "--workdir", str(tmp_path / "missing")]) == 2
+    assert main(["verify", "deployed", "--workdir", str(run.root), "--app-url", "http://127.0.0.1:9"]) == 0
+    assert main(["verify", "deleted", "--workdir", str(tmp_path / "missing")]) == 2
     assert "does not exist" in capsys.readouterr().err
 
 
 def test_module_entry_point_without_login_is_an_error(tmp_path) -> None:
-    """`python -m reservation_lab.cloud.verify` with the real wrangler and no credentials: exit 2, never PASS."""
+    """`python -m reservation_lab verify` with the real wrangler and no credentials: exit 2, never PASS."""
     run = create_run_folder(tmp_path / "run")
     write_wrangler_config(run, ACCOUNT)
     env = {key: value for key, value in os.environ.items() if not key.startswith("CLOUDFLARE_")}
     env.update(HOME=str(tmp_path / "home"), XDG_CONFIG_HOME=str(tmp_path / "home" / ".config"))
-    proc = subprocess.run([sys.executable, "-m", "reservation_lab.cloud.verify", "deleted", "--workdir", str(run.root)],
+    proc = subprocess.run([sys.executable, "-m", "reservation_lab", "verify", "deleted", "--workdir", str(run.root)],
                           capture_output=True, text=True, timeout=180, env=env)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "login cell" in proc.stderr and "PASS" not in proc.stdout

@@ -5,15 +5,32 @@ from __future__ import annotations
 import io
 import json
 
-from reservation_lab.course.local_lab import dry_run
 from reservation_lab.domain.config import RunFolder
 from reservation_lab.runtime.nodetests import run_node_tests
+from reservation_lab.runtime.wrangler import dry_run
 
 
 def test_node_routing_tests_pass() -> None:
     result = run_node_tests()
-    assert result.failed == 0
-    assert result.passed >= 25
+    assert result.passed >= 25 and "# fail 0" in result.output
+
+
+def test_a_broken_worker_fails_the_node_tests_with_the_counts(tmp_path) -> None:
+    """A copy of worker/ whose capacity admits a fifth seat: run_node_tests raises and says how many failed."""
+    import shutil
+
+    import pytest
+
+    from reservation_lab.errors import LabError
+    from reservation_lab.paths import WORKER_DIR
+
+    for part in ("src", "test"):
+        shutil.copytree(WORKER_DIR / part, tmp_path / part)
+    shutil.copyfile(WORKER_DIR / "package.json", tmp_path / "package.json")
+    validation = tmp_path / "src" / "validation.js"
+    validation.write_text(validation.read_text().replace("export const CAPACITY = 4;", "export const CAPACITY = 5;"))
+    with pytest.raises(LabError, match=r"node tests failed \(\d+ passed, [1-9]\d* failed\)"):
+        run_node_tests(worker_dir=tmp_path)
 
 
 def test_dry_run_bundles_the_worker(run_folder: RunFolder) -> None:

@@ -14,9 +14,10 @@ from reservation_lab.domain.config import RunFolder
 from reservation_lab.errors import LabError, WranglerError
 from reservation_lab.runtime.ports import LOOPBACK, free_port
 from reservation_lab.runtime.processes import group_members, processes_mentioning
+from reservation_lab.runtime.toolchain import pinned_wrangler_version
 from reservation_lab.runtime.wrangler import run_wrangler, wrangler_env
 
-PINNED = "4.132.0"
+PINNED = pinned_wrangler_version()
 
 
 def live_processes_under(folder: Path) -> list[str]:

@@ -1,4 +1,14 @@
-"""Command line: `python -m reservation_lab <command>`."""
+"""The one command line: `python -m reservation_lab <command>` (and `./lab <command>`, which installs first).
+
+    run       execute a course notebook with papermill (local default) and print the invariant summary
+    local     the same, never touching the cloud (steps 5-7 print that they were skipped)
+    build     regenerate the notebooks from notebooks/source (build | check | execute [LANG ...])
+    verify    independent check of a cloud run: deployed (steps 5-6) or deleted (step 7)
+    drill     crash, load and bad-input drills against a local wrangler dev
+    kernel    install the course's named Jupyter kernel (idempotent) and print its name
+
+Sits on top of every layer and imports each command's module only when that command runs.
+"""
 
 from __future__ import annotations
 
@@ -8,62 +18,110 @@ import sys
 
 from reservation_lab.errors import InvariantError, LabError
 
-
-def _local(args: argparse.Namespace) -> int:
-    from reservation_lab.course.local_lab import run_local_lab
-
-    report = run_local_lab(workdir=args.workdir, workshop=args.workshop, burst_size=args.burst_size, port=args.port)
-    print("\nInvariant summary (local):")
-    print(json.dumps({"summary": report.summary, "statusAfterBurst": report.status_after_burst,
-                      "statusAfterRestart": report.status_after_restart,
-                      "replayed": report.replay.get("replayed"), "finalStatus": report.final_status}, indent=2))
-    return 0
+SUMMARY_KEYS = ("summary", "status_after_burst", "status_after_restart", "replayed", "final_status")
 
 
 def _run(args: argparse.Namespace) -> int:
     from reservation_lab.course.papermill_run import run_course
 
-    report = run_course(language=args.language, workdir=args.workdir, workshop=args.workshop,
-                        burst_size=args.burst_size, port=args.port, cloud=args.cloud, account_name=args.account_name)
-    print(f"\nInvariant summary ({'cloud' if args.cloud else 'local'}, notebook {args.language}):")
-    print(json.dumps({key: report[key] for key in ("summary", "status_after_burst", "status_after_restart",
-                                                   "replayed", "final_status")}, indent=2))
+    cloud = getattr(args, "cloud", False)
+    given = ("language", "workdir", "workshop", "burst_size", "port", "account_name")
+    options = {key: value for key, value in vars(args).items() if key in given and value is not None}
+    report = run_course(cloud=cloud, **options)
+    print(f"\nInvariant summary ({'cloud' if cloud else 'local'}, notebook {report['language']}):")
+    print(json.dumps({key: report[key] for key in SUMMARY_KEYS}, indent=2))
     print(f"executed notebook: {report['notebook']}")
     return 0
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
-    """Options shared by `local` and `run`."""
+    """Options shared by `local` and `run`; their defaults are the notebook's parameters (course.parameters)."""
+    from reservation_lab.course.parameters import DEFAULTS
+
+    parser.add_argument("--language", help=f"notebook language: de, pt or es (default {DEFAULTS['language']})")
     parser.add_argument("--workdir", help="folder for this run's config, state and logs (default: .runs/<name>)")
-    parser.add_argument("--workshop", default="launch-day")
-    parser.add_argument("--burst-size", type=int, default=10)
-    parser.add_argument("--port", type=int, default=0, help="0 picks a free loopback port")
+    parser.add_argument("--workshop", help=f"workshop name (default {DEFAULTS['workshop']})")
+    parser.add_argument("--burst-size", type=int, help=f"requests in the burst (default {DEFAULTS['burst_size']})")
+    parser.add_argument("--port", type=int, help="loopback port for wrangler dev (default 0: a free one)")
+    parser.set_defaults(func=_run)
+
+
+def _build(args: argparse.Namespace) -> int:
+    from reservation_lab.course.builder import build, execute, languages
+    from reservation_lab.paths import REPO_ROOT
+
+    if args.action == "check":
+        stale = build(check_only=True)
+        for path in stale:
+            print(f"not in sync with notebooks/source: {path.relative_to(REPO_ROOT)}", file=sys.stderr)
+        return 1 if stale else 0
+    for path in build():
+        print(f"wrote {path.relative_to(REPO_ROOT)}")
+    if args.action == "execute":
+        for language in args.languages or [prose.language for prose in languages()]:
+            print(f"executed {execute(language).relative_to(REPO_ROOT)}")
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    """Run the verifier for a run folder; 0 on PASS, 1 on FAIL (LabError for setup problems)."""
+    from reservation_lab.cloud import steps
+    from reservation_lab.cloud.verify import VerificationFailed
+
+    run = steps.run_from_folder(args.workdir)
+    try:
+        sizes = {"burst_size": args.burst_size} if args.burst_size else {}
+        steps.verify(run, args.mode, app_url=args.app_url, **sizes)
+    except VerificationFailed as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    return 0
+
+
+def _kernel(args: argparse.Namespace) -> int:
+    from reservation_lab.course.kernel import ensure_kernel
+
+    print(ensure_kernel())
+    return 0
+
+
+def _add_drills(sub: argparse._SubParsersAction) -> None:
+    from reservation_lab.drills import bad_input, crash, load
+
+    drills = sub.add_parser("drill", help="crash, load and bad-input drills against a local wrangler dev")
+    kinds = drills.add_subparsers(dest="drill", required=True)
+    crash.add_arguments(kinds.add_parser("crash", help="SIGKILL the dev server mid-burst, restart, replay"))
+    load.add_arguments(kinds.add_parser("load", help="many distinct requests at rising concurrency, nothing lost"))
+    bad_input.add_arguments(kinds.add_parser("bad-input", help="malformed requests: documented 4xx, state unchanged"))
+
+
+def parser() -> argparse.ArgumentParser:
+    """The whole command tree."""
+    root = argparse.ArgumentParser(prog="reservation_lab", description=__doc__,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = root.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="execute a course notebook with papermill, print the invariants")
+    _add_run_options(run)
+    run.add_argument("--cloud", action="store_true", help="also run steps 5-7 against your Cloudflare account")
+    run.add_argument("--account-name", help="the Cloudflare account's display name (default: the notebook's)")
+    _add_run_options(sub.add_parser("local", help="the course notebook on the local runtime only"))
+    build = sub.add_parser("build", help="regenerate the notebooks from notebooks/source")
+    build.add_argument("action", nargs="?", default="build", choices=["build", "check", "execute"])
+    build.add_argument("languages", nargs="*", help="languages to execute (default: all)")
+    build.set_defaults(func=_build)
+    verify = sub.add_parser("verify", help="independent check of a cloud run: deployed (steps 5-6) or deleted (7)")
+    verify.add_argument("mode", choices=("deployed", "deleted"))
+    verify.add_argument("--workdir", required=True, help="the run folder (its wrangler.jsonc names Worker, account)")
+    verify.add_argument("--app-url", help="the Worker URL (default: the URL of the run's last deploy)")
+    verify.add_argument("--burst-size", type=int, help="the size of step 5's burst to cloud-launch")
+    verify.set_defaults(func=_verify)
+    _add_drills(sub)
+    sub.add_parser("kernel", help="install the course's Jupyter kernel").set_defaults(func=_kernel)
+    return root
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="reservation_lab", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    local = sub.add_parser("local", help="run steps 2–4 of the lab on a local wrangler dev and check the invariants")
-    _add_run_options(local)
-    local.set_defaults(func=_local)
-    run = sub.add_parser("run", help="execute the course notebook with papermill (local default), print the invariants")
-    _add_run_options(run)
-    run.add_argument("--language", default="de", help="notebook language: de, pt or es")
-    run.add_argument("--cloud", action="store_true", help="also run steps 5-7 against your Cloudflare account")
-    run.add_argument("--account-name", default="LabEx Learning")
-    run.set_defaults(func=_run)
-    from reservation_lab.cloud.verify import add_arguments as add_verify_arguments
-
-    add_verify_arguments(sub.add_parser(
-        "verify", help="independent check of a cloud run: deployed (steps 5-6) or deleted (step 7)"))
-    drill = sub.add_parser("drill", help="crash, load and bad-input drills against a local wrangler dev")
-    drills = drill.add_subparsers(dest="drill", required=True)
-    from reservation_lab.drills import bad_input, crash, load
-
-    crash.add_arguments(drills.add_parser("crash", help="SIGKILL the dev server mid-burst, restart, replay"))
-    load.add_arguments(drills.add_parser("load", help="many distinct requests at rising concurrency, nothing lost"))
-    bad_input.add_arguments(drills.add_parser("bad-input", help="malformed requests: documented 4xx, state unchanged"))
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
     try:
         return args.func(args)
     except LabError as exc:

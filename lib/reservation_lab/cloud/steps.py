@@ -20,6 +20,7 @@ from reservation_lab.cloud.api import CloudflareAPI, first_json_object, parse_au
 from reservation_lab.cloud.verify import MODES, Verdict, VerificationFailed, verify_deleted, verify_deployed
 from reservation_lab.domain.config import CLASS_NAME, RunFolder, check_run_name
 from reservation_lab.domain.invariants import CAPACITY
+from reservation_lab.domain.model import BURST_SIZE
 from reservation_lab.errors import LabError, WranglerError
 from reservation_lab.runtime.processes import kill_process_group
 from reservation_lab.runtime.redact import redact, strip_ansi
@@ -298,7 +299,7 @@ def config_account_id(run: RunFolder) -> str:
 
 
 def verify(run: RunFolder, mode: str, account_id: str | None = None, app_url: str | None = None,
-           burst_size: int = 10, *, token: str | None = None, transport: httpx.BaseTransport | None = None,
+           burst_size: int = BURST_SIZE, *, token: str | None = None, transport: httpx.BaseTransport | None = None,
            attempts: int = 3, delay: float = 3.0) -> Verdict:
     """The independent verifier; prints what it proved and PASS, or raises VerificationFailed naming the problems."""
     if mode not in MODES:

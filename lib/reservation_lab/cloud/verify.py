@@ -7,9 +7,7 @@ auth failure makes the verdict FAIL; only checks that ran and passed make a PASS
 
 from __future__ import annotations
 
-import argparse
 import secrets
-import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +20,7 @@ from reservation_lab.domain.burst import Decision, send_burst_sync
 from reservation_lab.domain.client import LabClient
 from reservation_lab.domain.config import BINDING, CLASS_NAME
 from reservation_lab.domain.invariants import CAPACITY, check_burst, durable_view, expected_summary
+from reservation_lab.domain.model import BURST_SIZE
 from reservation_lab.errors import InvariantError, LabError
 from reservation_lab.runtime.redact import redact
 
@@ -137,7 +136,7 @@ def check_fresh_burst(app_url: str, workshop: str, size: int = VERIFY_BURST) -> 
     return f"{size} concurrent requests to {workshop}: {summary.accepted} accepted, {summary.rejected} rejected"
 
 
-def verify_deployed(api: CloudflareAPI, script: str, app_url: str, burst_size: int = 10,
+def verify_deployed(api: CloudflareAPI, script: str, app_url: str, burst_size: int = BURST_SIZE,
                     workshop: str | None = None) -> Verdict:
     """Every deployed-mode check, against the API (binding, namespace) and the Worker URL."""
     workshop = workshop or "verify-" + secrets.token_hex(4)
@@ -182,42 +181,3 @@ def verify_deleted(api: CloudflareAPI, script: str, attempts: int = 1, delay: fl
         if verdict.passed:
             break
     return verdict
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """The verify command's arguments (shared by `main` and the package CLI)."""
-    parser.add_argument("mode", choices=MODES)
-    parser.add_argument("--workdir", required=True, help="the run folder (its wrangler.jsonc names Worker and account)")
-    parser.add_argument("--app-url", help="the Worker URL (default: the URL of the run's last deploy)")
-    parser.add_argument("--burst-size", type=int, default=10, help="the size of step 5's burst to cloud-launch")
-    parser.set_defaults(func=command)
-    return parser
-
-
-def command(args: argparse.Namespace) -> int:
-    """Run the verifier for a run folder; 0 on PASS, 1 on FAIL (LabError for setup problems)."""
-    from reservation_lab.cloud import steps as cloud
-    from reservation_lab.cloud.verify import VerificationFailed as Failed  # the same class also under `python -m`
-
-    run = cloud.run_from_folder(args.workdir)
-    try:
-        cloud.verify(run, args.mode, app_url=args.app_url, burst_size=args.burst_size)
-    except Failed as exc:
-        print(exc, file=sys.stderr)
-        return 1
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m reservation_lab.cloud.verify deployed|deleted --workdir DIR`."""
-    args = add_arguments(argparse.ArgumentParser(prog="verify", description=__doc__)).parse_args(argv)
-    try:
-        return command(args)
-    except LabError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
-

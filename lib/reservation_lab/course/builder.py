@@ -1,19 +1,18 @@
 """Build the course notebooks (one per language) from one source, and record their reference outputs.
 
-    python -m reservation_lab.course.builder build            write notebooks/<lang>/concurrent-reservations.ipynb
-    python -m reservation_lab.course.builder check            exit 1 if a committed notebook is not in sync
-    python -m reservation_lab.course.builder execute [LANG]   run them for real and store scrubbed reference outputs
+    ./lab build                 write notebooks/<lang>/concurrent-reservations.ipynb
+    ./lab build check           exit 1 if a committed notebook is not in sync
+    ./lab build execute [LANG]  run them for real and store scrubbed reference outputs
 
 Code cells come from notebooks/source/cells.yml and are identical in every language (only the
-parameters cell's `language` literal differs); prose comes from notebooks/source/prose/<lang>.md.
+parameters cell's `language` literal differs; that cell is written from course.parameters); prose comes
+from notebooks/source/prose/<lang>.md.
 Adding a language means adding its prose file.
 """
 
 from __future__ import annotations
 
-import argparse
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import nbformat
 import yaml
 
 from reservation_lab.course.kernel import DISPLAY_NAME, KERNEL_NAME, ensure_kernel
+from reservation_lab.course.parameters import DEFAULTS, parameters_source
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from reservation_lab.runtime.redact import redact
 
@@ -41,7 +41,12 @@ class Prose:
 
 
 def load_cells(source_dir: Path = SOURCE_DIR) -> list[dict]:
-    return yaml.safe_load((source_dir / "cells.yml").read_text())
+    """The cells of notebooks/source/cells.yml; the parameters cell gets its code from course.parameters."""
+    cells = yaml.safe_load((source_dir / "cells.yml").read_text())
+    for cell in cells:
+        if "parameters" in cell:
+            cell["code"] = parameters_source(DEFAULTS["language"])
+    return cells
 
 
 def load_prose(path: Path) -> Prose:
@@ -94,10 +99,8 @@ def build_notebook(cells: list[dict], prose: Prose, previous: nbformat.NotebookN
         if "prose" in cell:
             nb.cells.append(nbformat.v4.new_markdown_cell(prose.cells[cell["prose"]], id=f"md-{cell['prose']}"))
             continue
-        source = cell["code"].rstrip("\n")
+        source = parameters_source(prose.language) if "parameters" in cell else cell["code"].rstrip("\n")
         tags = list(cell.get("tags", []))
-        if "parameters" in tags:
-            source = re.sub(r'^language = ".*"$', f'language = "{prose.language}"', source, flags=re.MULTILINE)
         if cell.get("check"):
             tags.append(CHECK_TAG)
         code = nbformat.v4.new_code_cell(source, id=cell["id"])
@@ -191,26 +194,3 @@ def execute(language: str, timeout: int = 600) -> Path:
     nbformat.validate(nb)
     path.write_text(render(nb))
     return path
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m reservation_lab.course.builder", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["build", "check", "execute"])
-    parser.add_argument("languages", nargs="*", help="languages to execute (default: all)")
-    args = parser.parse_args(argv)
-    if args.command == "check":
-        stale = build(check_only=True)
-        for path in stale:
-            print(f"not in sync with notebooks/source: {path.relative_to(REPO_ROOT)}", file=sys.stderr)
-        return 1 if stale else 0
-    for path in build():
-        print(f"wrote {path.relative_to(REPO_ROOT)}")
-    if args.command == "execute":
-        for language in args.languages or [prose.language for prose in languages()]:
-            print(f"executed {execute(language).relative_to(REPO_ROOT)}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

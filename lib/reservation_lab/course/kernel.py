@@ -34,7 +34,3 @@ def ensure_kernel(prefix: str = sys.prefix) -> str:
         data["argv"].append(QUIET)
         spec.write_text(json.dumps(data, indent=1) + "\n")
     return KERNEL_NAME
-
-
-if __name__ == "__main__":
-    print(ensure_kernel())

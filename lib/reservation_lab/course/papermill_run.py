@@ -10,6 +10,7 @@ from typing import Any
 
 from reservation_lab.course.builder import languages, notebook_path
 from reservation_lab.course.kernel import ensure_kernel
+from reservation_lab.course.parameters import DEFAULTS
 from reservation_lab.domain.config import new_run_name
 from reservation_lab.errors import LabError
 from reservation_lab.paths import RUNS_DIR
@@ -25,16 +26,19 @@ class _CellMarkers(logging.Filter):
 
 
 def run_course(
-    language: str = "de",
+    language: str = DEFAULTS["language"],
     workdir: str | Path | None = None,
-    workshop: str = "launch-day",
-    burst_size: int = 10,
-    port: int = 0,
-    cloud: bool = False,
-    account_name: str = "LabEx Learning",
     log_output: bool = True,
+    **overrides: Any,
 ) -> dict[str, Any]:
-    """Run notebooks/<language>/ top to bottom; return the report the notebook wrote."""
+    """Run notebooks/<language>/ top to bottom; return the report the notebook wrote (with `language`, `notebook`).
+
+    `overrides` are notebook parameters (cloud, account_name, workshop, burst_size, port); the rest keep the
+    defaults of course.parameters.
+    """
+    unknown = sorted(set(overrides) - set(DEFAULTS))
+    if unknown:
+        raise LabError(f"Unknown notebook parameter(s): {', '.join(unknown)}; known: {', '.join(DEFAULTS)}.")
     import papermill
 
     if log_output:  # papermill streams each cell's output through its logger
@@ -50,8 +54,7 @@ def run_course(
     root = Path(workdir).expanduser().resolve() if workdir else RUNS_DIR / new_run_name()
     root.mkdir(parents=True, exist_ok=True)
     output = root / f"concurrent-reservations.{language}.ipynb"
-    parameters = {"cloud": cloud, "account_name": account_name, "workshop": workshop, "burst_size": burst_size,
-                  "port": port, "workdir": str(root), "language": language}
+    parameters = {**DEFAULTS, **overrides, "workdir": str(root), "language": language}
     try:
         papermill.execute_notebook(
             str(notebook_path(language)), str(output), parameters=parameters, kernel_name=ensure_kernel(),
@@ -62,4 +65,5 @@ def run_course(
                        f"(executed notebook: {output}).") from None
     report = json.loads((root / "report.json").read_text())
     report["notebook"] = str(output)
+    report["language"] = language
     return report

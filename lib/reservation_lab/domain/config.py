@@ -1,23 +1,51 @@
-"""A run's own folder and its wrangler configs (main and cleanup)."""
+"""A run's own folder and its wrangler configs (main and cleanup), derived from worker/wrangler.jsonc.
+
+The template worker/wrangler.jsonc is the one source of the Worker's settings: compatibility date, workers.dev,
+preview URLs, observability, the Durable Object binding and its SQLite class. Every config a run writes is that template
+with the run's name (and account ID), or, for cleanup, the template's class marked deleted.
+"""
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import secrets
 import shutil
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+from typing import Any
+
+import json5
 
 from reservation_lab.errors import LabError
-from reservation_lab.paths import RUNS_DIR, WORKER_SRC
+from reservation_lab.paths import RUNS_DIR, WORKER_DIR, WORKER_SRC
 
 RUN_PREFIX = "labex-c10-o03-"
 RUN_NAME = re.compile(r"^labex-c10-o03-[0-9a-f]{12}$")
-COMPATIBILITY_DATE = "2026-09-18"
-BINDING = "WORKSHOPS"
-CLASS_NAME = "WorkshopReservations"
+TEMPLATE = WORKER_DIR / "wrangler.jsonc"
 WORKER_FILES = ("index.js", "front.js", "validation.js")
+
+
+@cache
+def _parsed_template() -> dict[str, Any]:
+    return json5.loads(TEMPLATE.read_text())
+
+
+def worker_template() -> dict[str, Any]:
+    """worker/wrangler.jsonc parsed (JSONC, comments allowed); a fresh copy the caller may change."""
+    return copy.deepcopy(_parsed_template())
+
+
+def _the_binding(template: dict[str, Any]) -> dict[str, str]:
+    (binding,) = template["durable_objects"]["bindings"]  # the lab has exactly one Durable Object binding
+    return binding
+
+
+COMPATIBILITY_DATE: str = _parsed_template()["compatibility_date"]
+BINDING: str = _the_binding(_parsed_template())["name"]
+CLASS_NAME: str = _the_binding(_parsed_template())["class_name"]
 
 
 def new_run_name() -> str:
@@ -72,40 +100,38 @@ def create_run_folder(workdir: str | Path | None = None, name: str | None = None
     return RunFolder(root=root, name=name)
 
 
-def wrangler_config(name: str, account_id: str | None = None) -> dict:
-    """The lab's wrangler.jsonc content for Worker `name`."""
-    config: dict = {"name": check_run_name(name)}
+def _named(name: str, account_id: str | None, settings: dict[str, Any]) -> dict[str, Any]:
+    """name first, then account_id (only when given), then the settings in their order."""
+    config: dict[str, Any] = {"name": check_run_name(name)}
     if account_id:
         config["account_id"] = account_id
-    config.update(
-        {
-            "main": "src/index.js",
-            "compatibility_date": COMPATIBILITY_DATE,
-            "workers_dev": True,
-            "preview_urls": False,
-            "observability": {"enabled": True, "head_sampling_rate": 1},
-            "durable_objects": {"bindings": [{"name": BINDING, "class_name": CLASS_NAME}]},
-            "exports": {CLASS_NAME: {"type": "durable-object", "storage": "sqlite"}},
-        }
-    )
+    config.update(settings)
     return config
+
+
+def wrangler_config(name: str, account_id: str | None = None) -> dict:
+    """The lab's wrangler.jsonc content for Worker `name`: the template with this name (and account)."""
+    settings = worker_template()
+    settings.pop("$schema", None)  # relative to worker/node_modules, which a run folder does not have
+    settings.pop("name")
+    return _named(name, account_id, settings)
 
 
 def cleanup_config(name: str, account_id: str | None = None) -> dict:
     """The tombstone config: the stateless cleanup entry and the class namespace marked deleted."""
-    config: dict = {"name": check_run_name(name)}
-    if account_id:
-        config["account_id"] = account_id
-    config.update(
+    template = worker_template()
+    export = template["exports"][CLASS_NAME]
+    return _named(
+        name,
+        account_id,
         {
             "main": "src/cleanup.js",
-            "compatibility_date": COMPATIBILITY_DATE,
-            "workers_dev": True,
-            "preview_urls": False,
-            "exports": {CLASS_NAME: {"type": "durable-object", "state": "deleted"}},
-        }
+            "compatibility_date": template["compatibility_date"],
+            "workers_dev": template["workers_dev"],
+            "preview_urls": template["preview_urls"],
+            "exports": {CLASS_NAME: {"type": export["type"], "state": "deleted"}},
+        },
     )
-    return config
 
 
 def _write_jsonc(path: Path, config: dict) -> Path:

@@ -7,10 +7,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from reservation_lab.domain.burst import Decision
+from reservation_lab.domain.model import CAPACITY, STATUS_FIELDS
 from reservation_lab.errors import InvariantError
-
-CAPACITY = 4
-STATUS_FIELDS = ("capacity", "reserved", "acceptedRequests", "rejectedRequests", "acceptedSeats")
 
 
 @dataclass(frozen=True)

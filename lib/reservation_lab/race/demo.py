@@ -9,6 +9,7 @@ from typing import Any
 from reservation_lab.domain.burst import Decision, request_ids, send_burst
 from reservation_lab.domain.client import LabClient
 from reservation_lab.domain.config import RunFolder
+from reservation_lab.domain.model import BURST_SIZE
 from reservation_lab.race.naive import start_naive_server
 from reservation_lab.runtime.devserver import start_dev_server
 
@@ -61,7 +62,7 @@ async def _burst(base_url: str, workshop: str, ids: list[str]) -> BurstRun:
 
 
 async def race_naive_and_atomic(
-    run: RunFolder, workshop: str = "race-demo", burst_size: int = 10, port: int = 0, max_bursts: int = 3
+    run: RunFolder, workshop: str = "race-demo", burst_size: int = BURST_SIZE, port: int = 0, max_bursts: int = 3
 ) -> Race:
     """Start both Workers, send the same burst to both at once, repeat (fresh workshop) until the naive one
     overbooks or loses an update or `max_bursts` is reached; both servers are stopped afterwards."""

@@ -13,7 +13,7 @@ import json
 import shutil
 from pathlib import Path
 
-from reservation_lab.domain.config import BINDING, COMPATIBILITY_DATE, RunFolder
+from reservation_lab.domain.config import BINDING, CLASS_NAME, RunFolder, worker_template
 from reservation_lab.paths import WORKER_SRC
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 
@@ -30,15 +30,20 @@ def naive_state_dir(run: RunFolder) -> Path:
 
 
 def naive_config(run: RunFolder) -> dict:
-    """The naive Worker's wrangler config: served by `wrangler dev` only, never deployed."""
+    """The naive Worker's wrangler config: served by `wrangler dev` only, never deployed.
+
+    From worker/wrangler.jsonc it takes only the compatibility date, the binding name and the class's storage;
+    its own name, entry point, class and the local-only settings (no workers.dev, no preview URLs) are fixed here.
+    """
+    template = worker_template()
     return {
         "name": f"{run.name}-naive",
         "main": "src/naive.js",
-        "compatibility_date": COMPATIBILITY_DATE,
+        "compatibility_date": template["compatibility_date"],
         "workers_dev": False,
         "preview_urls": False,
         "durable_objects": {"bindings": [{"name": BINDING, "class_name": NAIVE_CLASS}]},
-        "exports": {NAIVE_CLASS: {"type": "durable-object", "storage": "sqlite"}},
+        "exports": {NAIVE_CLASS: template["exports"][CLASS_NAME]},
     }
 
 

@@ -10,11 +10,11 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 import httpx
 
 from reservation_lab.errors import DevServerError, PortBusyError
+from reservation_lab.runtime.layout import RunLayout
 from reservation_lab.runtime.ports import (
     LOOPBACK,
     busy_port_message,
@@ -30,19 +30,6 @@ from reservation_lab.runtime.waiting import wait_until
 from reservation_lab.runtime.wrangler import wrangler_env
 
 _RUNNING: weakref.WeakSet[DevServer] = weakref.WeakSet()
-
-
-class RunLayout(Protocol):
-    """What a dev server needs of a run folder (domain.config.RunFolder is one)."""
-
-    @property
-    def root(self) -> Path: ...
-    @property
-    def config(self) -> Path: ...
-    @property
-    def state_dir(self) -> Path: ...
-    @property
-    def logs_dir(self) -> Path: ...
 
 
 @dataclass(eq=False)

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 
 from reservation_lab.errors import LabError
 from reservation_lab.paths import WORKER_DIR
@@ -21,12 +22,15 @@ class NodeTestResult:
     output: str
 
 
-def run_node_tests(timeout: float = 120) -> NodeTestResult:
-    """`NODE_NO_WARNINGS=1 node --experimental-loader ./test/cloudflare-loader.mjs --test test/worker.test.mjs`."""
+def run_node_tests(timeout: float = 120, worker_dir: Path = WORKER_DIR) -> NodeTestResult:
+    """`NODE_NO_WARNINGS=1 node --experimental-loader ./test/cloudflare-loader.mjs --test test/worker.test.mjs`.
+
+    Runs in `worker_dir` (default worker/): a folder with `src/` and `test/`. Raises LabError unless all pass.
+    """
     node = find_toolchain().node
     env = dict(os.environ, NODE_NO_WARNINGS="1", NO_COLOR="1")
     proc = subprocess.run(
-        [str(node), *NODE_TEST_ARGS], cwd=WORKER_DIR, env=env, capture_output=True, text=True, timeout=timeout
+        [str(node), *NODE_TEST_ARGS], cwd=worker_dir, env=env, capture_output=True, text=True, timeout=timeout
     )
     output = proc.stdout + proc.stderr
     passed = _count(r"^# pass (\d+)", output)

@@ -8,9 +8,10 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from reservation_lab.errors import WranglerError
+from reservation_lab.runtime.layout import RunLayout
 from reservation_lab.runtime.processes import kill_process_group
 from reservation_lab.runtime.redact import redact, strip_ansi
 from reservation_lab.runtime.toolchain import find_toolchain
@@ -110,3 +111,9 @@ def error_summary(lines: list[str]) -> str:
     chosen = lines[start:] if start is not None else lines[-5:]
     kept = [line.strip() for line in chosen if line.strip() and not line.strip().startswith(_BOILERPLATE)]
     return " ".join(kept[:8]) or "(no output)"
+
+
+def dry_run(run: RunLayout, echo: Any = None) -> WranglerResult:
+    """`wrangler deploy --dry-run`: bundle the Worker for real into the run's dist/, create nothing remote."""
+    return run_wrangler("deploy", "--dry-run", "--config", str(run.config), "--outdir", str(run.root / "dist"),
+                        cwd=run.root, echo=echo)

@@ -1,0 +1,92 @@
+"""What the cells show: JSON, configs, sources, decision tables, the race, skipped steps, the report."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from reservation_lab.domain.burst import Decision
+from reservation_lab.domain.config import RunFolder, redacted
+from reservation_lab.domain.invariants import decision_table
+from reservation_lab.i18n.messages import SKIPPED_LOGIN, SKIPPED_STEP, text
+from reservation_lab.paths import REPO_ROOT, WORKER_SRC
+from reservation_lab.race.demo import Race
+from reservation_lab.race.plots import label, plot_bursts
+
+
+def shown_path(path: Path) -> str:
+    """A path as shown in a notebook: relative to the repository when inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(REPO_ROOT))
+    except ValueError:
+        return str(path)
+
+
+def print_json(data: Any) -> None:
+    """Print data as indented JSON (dataclasses via their dict)."""
+    if hasattr(data, "as_dict"):
+        data = data.as_dict()
+    print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def skip_cloud(step: int | str, language: str) -> None:
+    """Say in one line, in the notebook's language, that a cloud step was skipped and why."""
+    print(text(SKIPPED_LOGIN, language) if step == "login" else text(SKIPPED_STEP, language, step=step))
+
+
+def show_config(path: Path) -> None:
+    """Print a wrangler config with the account ID hidden."""
+    print_json(redacted(json.loads(Path(path).read_text())))
+
+
+def show_source(*names: str) -> None:
+    """Show Worker source files `worker/src/<name>`, each highlighted under its file name."""
+    from IPython.display import Code, Markdown, display
+
+    for name in names:
+        display(Markdown(f"`worker/src/{name}`"), Code(filename=str(WORKER_SRC / name), language="javascript"))
+
+
+def show_decisions(decisions: Iterable[Decision]) -> None:
+    """One line a request, sorted by requestId: HTTP status, decision, reserved after it."""
+    for row in decision_table(decisions):
+        retry = f"  ({row['attempts']} attempts)" if row["attempts"] > 1 else ""
+        print(f"{row['requestId']:<24} {row['http']}  {row['status']:<9} reserved={row['reserved']}{retry}")
+
+
+def decision_of(decisions: Iterable[Decision], request_id: str) -> Decision:
+    """The decision for one requestId of a burst."""
+    for decision in decisions:
+        if decision.request_id == request_id:
+            return decision
+    raise KeyError(f"{request_id} was not part of the burst")
+
+
+def show_race(race: Race, language: str) -> None:
+    """The race in numbers: answers, confirmed seats and the durable counter, per Worker."""
+    print(f"{'':<40} {label('accepted', language):>10} {label('rejected', language):>10} "
+          f"{label('seats', language):>8} {'reserved':>8}")
+    for key, burst in (("naive", race.naive), ("atomic", race.atomic)):
+        facts = burst.facts()
+        print(f"{label(key, language):<40} {facts['accepted']:>10} {facts['rejected']:>10} "
+              f"{facts['acceptedSeats']:>8} {facts['durableReserved']:>8}")
+
+
+def plot_race(race: Race, language: str) -> None:
+    """Show the naive and the atomic burst as timelines side by side."""
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    fig = plot_bursts({label("naive", language): race.naive.decisions,
+                       label("atomic", language): race.atomic.decisions}, language)
+    display(fig)
+    plt.close(fig)
+
+
+def write_report(run: RunFolder, **data: Any) -> dict[str, Any]:
+    """Write report.json into the run folder (read by `./lab run`) and return it."""
+    report = {"run": run.name, **data}
+    (run.root / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    return report

@@ -1,0 +1,113 @@
+"""Friendly errors: a lab error in a notebook shows as one sentence in its language plus the original message."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from functools import cache
+from typing import Any
+
+from reservation_lab.course.builder import load_cells
+from reservation_lab.errors import (
+    DevServerError,
+    InvariantError,
+    LabError,
+    PortBusyError,
+    ToolchainError,
+    WranglerError,
+)
+from reservation_lab.i18n.messages import (
+    FRIENDLY_DEV_SERVER,
+    FRIENDLY_INVARIANT,
+    FRIENDLY_LAB_ERROR,
+    FRIENDLY_NAME,
+    FRIENDLY_PORT_BUSY,
+    FRIENDLY_TOOLCHAIN,
+    FRIENDLY_WRANGLER,
+    text,
+)
+
+_LANGUAGE = {"current": "en"}  # the notebook's language, set by friendly_errors(); used for progress lines
+
+# Most specific first: the first matching class picks the sentence.
+_FRIENDLY_SENTENCES: tuple[tuple[type[BaseException], dict[str, str]], ...] = (
+    (ToolchainError, FRIENDLY_TOOLCHAIN),
+    (PortBusyError, FRIENDLY_PORT_BUSY),
+    (DevServerError, FRIENDLY_DEV_SERVER),
+    (WranglerError, FRIENDLY_WRANGLER),
+    (LabError, FRIENDLY_LAB_ERROR),
+    (InvariantError, FRIENDLY_INVARIANT),
+)
+_RED, _RESET = "\x1b[1;31m", "\x1b[0m"
+
+
+def current_language() -> str:
+    """The language the last friendly_errors() call set (English before any)."""
+    return _LANGUAGE["current"]
+
+
+@cache
+def lab_names() -> frozenset[str]:
+    """Every name the course's code cells define (parameters, the facade, results), read from cells.yml.
+
+    A NameError for one of them means a cell was run before the cell that defines it.
+    """
+    defined: set[str] = set()
+    flags = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    for cell in load_cells():
+        if "code" not in cell:
+            continue
+        for node in ast.walk(compile(cell["code"], cell["id"], "exec", flags=flags)):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                defined.add(node.id)
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                defined.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return frozenset(defined)
+
+
+def friendly_traceback(error: BaseException, language: str) -> list[str] | None:
+    """The short traceback a notebook shows for a lab error: one sentence in `language`, then the original
+    `Type: message`. None for errors the lab does not explain (they keep IPython's full traceback)."""
+    if isinstance(error, NameError):
+        name = getattr(error, "name", None)
+        if name not in lab_names():
+            return None
+        sentence = text(FRIENDLY_NAME, language, name=name)
+    else:
+        catalog = next((c for kind, c in _FRIENDLY_SENTENCES if isinstance(error, kind)), None)
+        if catalog is None:
+            return None
+        sentence = text(catalog, language)
+    return [f"{_RED}{sentence}{_RESET}", f"{type(error).__name__}: {error}"]
+
+
+def friendly_errors(language: str) -> bool:
+    """Show lab errors in the notebook as one sentence in `language` plus the original message, no traceback.
+
+    Registers an IPython custom exception handler for LabError, InvariantError and NameError (only for the
+    names the course defines: "run the cells above first"). The cell still fails: the handler sends a real
+    `error` output (with the short traceback), so Run All stops there and papermill and nbval fail loudly.
+    `%tb` still prints the full traceback. Calling it again replaces the handler. Also remembers `language`
+    for the helpers' progress lines. Returns False outside IPython (nothing to install).
+    """
+    _LANGUAGE["current"] = language
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None:
+        return False
+
+    def handler(shell: Any, etype: type[BaseException], value: BaseException, tb: Any, tb_offset: Any = None):
+        sys.last_type, sys.last_value, sys.last_traceback = etype, value, tb  # for %tb
+        sys.last_exc = value
+        stb = friendly_traceback(value, language)
+        if stb is None:
+            shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+            return None
+        shell._showtraceback(etype, value, stb)  # the same call IPython's showtraceback() ends in
+        return stb
+
+    shell.set_custom_exc((LabError, InvariantError, NameError), handler)
+    return True

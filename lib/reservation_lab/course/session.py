@@ -1,0 +1,83 @@
+"""The kernel's run: its folder, its dev servers (one per run folder, stopped before a new one), progress lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from reservation_lab.course.friendly import current_language
+from reservation_lab.domain.config import RunFolder, create_run_folder
+from reservation_lab.i18n.messages import SERVER_READY, WAITING_FOR_SERVER, text
+from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.runtime.wrangler import run_wrangler
+
+_SERVERS: dict[Path, DevServer] = {}
+
+
+def prepare_run(workdir: str | Path = "") -> RunFolder:
+    """This run's own folder: `.runs/<run name>` by default, or the given workdir.
+
+    Re-running the setup cell starts a new run on purpose: the run's SQLite state is durable, so reusing it
+    would make a second pass of the notebook meet a full workshop and fail the burst invariants. What must
+    not survive is the previous run's server, so every `wrangler dev` this kernel started through
+    start_server() is stopped first (the new run starts its own).
+    """
+    while _SERVERS:
+        _, previous = _SERVERS.popitem()
+        previous.stop()
+    return create_run_folder(workdir or None)
+
+
+def wrangler_version(run: RunFolder) -> str:
+    """The version the pinned wrangler reports (`wrangler --version`)."""
+    result = run_wrangler("--version", cwd=run.root, echo=None, timeout=60)
+    return result.output.strip().splitlines()[-1].strip()
+
+
+def start_server(run: RunFolder, port: int = 0, log_name: str = "dev.log") -> DevServer:
+    """Start `wrangler dev` for the run; a server this kernel still runs for the run is stopped first.
+
+    In a notebook the wait for /health shows one line, updated in place ("waiting for wrangler dev … 1.6 s").
+    """
+    previous = _SERVERS.pop(run.root, None)
+    if previous is not None:
+        previous.stop()
+    progress = _ServerProgress(current_language()) if _in_kernel() else None
+    server = start_dev_server(run, port=port, log_name=log_name, progress=progress)
+    _SERVERS[run.root] = server
+    if progress is not None:
+        progress.done(server.healthy_after)
+    return server
+
+
+def _in_kernel() -> bool:
+    """True inside a Jupyter kernel (where display updates reach a notebook)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+class _ServerProgress:
+    """One output line that shows how long the wait for wrangler dev has taken so far."""
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+        self.handle: Any = None
+
+    def _show(self, line: str) -> None:
+        from IPython.display import display
+
+        if self.handle is None:
+            self.handle = display({"text/plain": line}, raw=True, display_id=True)
+        else:
+            self.handle.update({"text/plain": line}, raw=True)
+
+    def __call__(self, seconds: float) -> None:
+        self._show(text(WAITING_FOR_SERVER, self.language, seconds=seconds))
+
+    def done(self, seconds: float) -> None:
+        if self.handle is not None:
+            self._show(text(SERVER_READY, self.language, seconds=seconds))
