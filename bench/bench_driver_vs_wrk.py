@@ -15,26 +15,14 @@ makes a figure noisy) and the ratio package/wrk per concurrency (medians over th
 
 from __future__ import annotations
 
-import argparse
 import re
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
+import common
 import httpx
-from common import (
-    CpuMeter,
-    dev_server,
-    load_line,
-    machine_line,
-    median,
-    print_ratio,
-    reservation_request,
-    run_load,
-    touch_workshops,
-    warm_up,
-)
 
 from reservation_lab.runtime.devserver import DevServer
 
@@ -92,12 +80,12 @@ def decided(server: DevServer, tag: str) -> int:
 
 
 def measure(kind: str, wrk: str, server: DevServer, tag: str, concurrency: int, duration: float) -> dict:
-    with CpuMeter(server.pgid) as cpu:
+    with common.CpuMeter(server.pgid) as cpu:
         if kind == "wrk":
             result = run_wrk(wrk, server, tag, concurrency, duration)
             rejected, errors = result["non_2xx"], result["errors"]
         else:
-            load = run_load(server.base_url, concurrency, duration, reservation_request(tag, WORKSHOPS))
+            load = common.run_load(server.base_url, concurrency, duration, common.reservation_request(tag, WORKSHOPS))
             result = {"requests": load.requests, "elapsed": load.elapsed}
             rejected = sum(n for status, n in load.statuses.items() if not 200 <= status < 300)
             errors = dict(load.errors) or "none"
@@ -111,27 +99,20 @@ def measure(kind: str, wrk: str, server: DevServer, tag: str, concurrency: int, 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="concurrency 10 only, 2 s each")
-    parser.add_argument("--duration", type=float, default=None, help="seconds per measurement (default 10, quick 2)")
-    parser.add_argument("--concurrency", type=int, nargs="+", default=None, help="default 10 50 (quick: 10)")
-    parser.add_argument("--rounds", type=int, default=None, help="measurements each, alternating (default 2, quick 1)")
-    args = parser.parse_args(argv)
-    rounds = args.rounds or (1 if args.quick else 2)
-    duration = args.duration or (2.0 if args.quick else 10.0)
-    levels = args.concurrency or ([10] if args.quick else [10, 50])
+    options = common.load_options(argv, __doc__, duration=(10.0, 2.0), levels=([10, 50], [10]))
+    rounds, duration, levels = options.rounds, options.duration, options.levels
     wrk = shutil.which("wrk")
     if wrk is None:
         raise SystemExit("wrk is not on PATH; install it (Debian/Ubuntu: `apt-get install -y wrk`, "
                          "macOS: `brew install wrk`) and run this again.")
     version = subprocess.run([wrk, "--version"], capture_output=True, text=True, timeout=30).stdout.split()
-    print(machine_line() + f", wrk {version[1] if len(version) > 1 else '?'}")
-    print(load_line("before"))
+    print(common.machine_line() + f", wrk {version[1] if len(version) > 1 else '?'}")
+    print(common.load_line("before"))
     print(f"POST one-seat reservations, distinct requestIds, {WORKSHOPS} workshops, {duration:g} s each, "
           f"concurrency {' '.join(map(str, levels))}, {rounds} round(s) alternating; baseline: wrk")
-    with dev_server("bench-wrk-") as server:
+    with common.dev_server("bench-wrk-") as server:
         print(f"wrangler dev on port {server.port}, healthy after {server.healthy_after:.1f} s")
-        warm_up(server.base_url, reservation_request("warm", WORKSHOPS))
+        common.warm_up(server.base_url, common.reservation_request("warm", WORKSHOPS))
         rates: dict[tuple[str, int], list[float]] = {}
         busiest = 0.0
         for concurrency in levels:
@@ -139,14 +120,14 @@ def main(argv: list[str] | None = None) -> None:
                 order = ("wrk", "package") if round_ % 2 == 0 else ("package", "wrk")
                 for kind in order:
                     tag = f"{kind[0]}{concurrency}r{round_}"
-                    touch_workshops(server.base_url, tag, WORKSHOPS)
+                    common.touch_workshops(server.base_url, tag, WORKSHOPS)
                     result = measure(kind, wrk, server, tag, concurrency, duration)
                     rates.setdefault((kind, concurrency), []).append(result["per_second"])
                     busiest = max(busiest, result["others"])
-    print(load_line("after") + f"; other programs used up to {busiest:.0f}% of a core during a measurement")
+    print(common.load_line("after") + f"; other programs used up to {busiest:.0f}% of a core during a measurement")
     for concurrency in levels:
-        print_ratio(f"package/wrk requests/s c={concurrency}", median(rates["package", concurrency]),
-                    median(rates["wrk", concurrency]), f" req/s, median of {rounds}")
+        common.print_ratio(f"package/wrk requests/s c={concurrency}", common.median(rates["package", concurrency]),
+                    common.median(rates["wrk", concurrency]), f" req/s, common.median of {rounds}")
 
 
 if __name__ == "__main__":

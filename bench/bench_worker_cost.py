@@ -17,24 +17,9 @@ Prints requests/s and CPU ms per request for both routes and the ratios reservat
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
-from common import (
-    CLOCK_TICKS,
-    CpuMeter,
-    dev_server,
-    group_cpu,
-    health_request,
-    load_line,
-    machine_line,
-    median,
-    print_ratio,
-    reservation_request,
-    run_load,
-    touch_workshops,
-    warm_up,
-)
+import common
 
 from reservation_lab.runtime.devserver import DevServer
 
@@ -59,11 +44,11 @@ def labels(server: DevServer, pids: list[int]) -> dict[int, str]:
 
 
 def measure(server: DevServer, route: str, tag: str, concurrency: int, duration: float, names: dict[int, str]) -> dict:
-    make = health_request if route == "health" else reservation_request(tag, WORKSHOPS)
-    before = group_cpu(server.pgid)
-    with CpuMeter(server.pgid) as cpu:
-        load = run_load(server.base_url, concurrency, duration, make)
-    after = group_cpu(server.pgid)
+    make = common.health_request if route == "health" else common.reservation_request(tag, WORKSHOPS)
+    before = common.group_cpu(server.pgid)
+    with common.CpuMeter(server.pgid) as cpu:
+        load = common.run_load(server.base_url, concurrency, duration, make)
+    after = common.group_cpu(server.pgid)
     spent: dict[str, float] = {}
     for pid, now in after.items():
         label = names.get(pid, now.role)
@@ -89,42 +74,38 @@ def measure(server: DevServer, route: str, tag: str, concurrency: int, duration:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="1 s per measurement")
-    parser.add_argument("--duration", type=float, default=None, help="seconds per measurement (default 5, quick 1)")
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 10])
-    parser.add_argument("--rounds", type=int, default=None, help="measurements each, alternating (default 2, quick 1)")
-    args = parser.parse_args(argv)
-    duration = args.duration or (1.0 if args.quick else 5.0)
-    rounds = args.rounds or (1 if args.quick else 2)
-    print(machine_line())
-    print(load_line("before"))
-    print(f"{duration:g} s per measurement, concurrency {' '.join(map(str, args.concurrency))}, {rounds} round(s) "
-          f"alternating, CPU clock tick {1000 / CLOCK_TICKS:.0f} ms; baseline: GET /health; ratios of medians")
+    options = common.load_options(argv, __doc__, duration=(5.0, 1.0), levels=([1, 10], [1, 10]))
+    duration, rounds = options.duration, options.rounds
+    print(common.machine_line())
+    print(common.load_line("before"))
+    print(f"{duration:g} s per measurement, concurrency {' '.join(map(str, options.levels))}, {rounds} round(s) "
+          f"alternating, CPU clock tick {1000 / common.CLOCK_TICKS:.0f} ms; baseline: GET /health; ratios of medians")
     results = {}
-    with dev_server("bench-cost-") as server:
+    with common.dev_server("bench-cost-") as server:
         print(f"wrangler dev on port {server.port}, healthy after {server.healthy_after:.1f} s")
         names = labels(server, server.processes())
-        warm_up(server.base_url, health_request)
-        warm_up(server.base_url, reservation_request("warm", WORKSHOPS))
-        for concurrency in args.concurrency:
+        common.warm_up(server.base_url, common.health_request)
+        common.warm_up(server.base_url, common.reservation_request("warm", WORKSHOPS))
+        for concurrency in options.levels:
             for round_ in range(rounds):
                 tag = f"c{concurrency}r{round_}"
-                touch_workshops(server.base_url, tag, WORKSHOPS)
+                common.touch_workshops(server.base_url, tag, WORKSHOPS)
                 for route in ("health", "reservation") if round_ % 2 == 0 else ("reservation", "health"):
                     result = measure(server, route, tag, concurrency, duration, names)
                     results.setdefault((route, concurrency), []).append(result)
     busiest = max(r["others"] for rs in results.values() for r in rs)
-    print(load_line("after") + f"; other programs used up to {busiest:.0f}% of a core during a measurement")
-    for concurrency in args.concurrency:
+    print(common.load_line("after") + f"; other programs used up to {busiest:.0f}% of a core during a measurement")
+    for concurrency in options.levels:
         reserve, health = (
-            {key: median([r[key] for r in results[route, concurrency]]) for key in results[route, concurrency][0]}
+            {key: common.median([r[key] for r in results[route, concurrency]])
+             for key in results[route, concurrency][0]}
             for route in ("reservation", "health")
         )
-        print_ratio(f"reservation/health requests/s c={concurrency}", reserve["per_second"], health["per_second"],
-                    " req/s")
+        common.print_ratio(f"reservation/health requests/s c={concurrency}", reserve["per_second"],
+                           health["per_second"], " req/s")
         for key, name in (("workerd_ms", "workerd"), ("node_ms", "node"), ("server_ms", "all server")):
-            print_ratio(f"reservation/health {name} CPU per request c={concurrency}", reserve[key], health[key], " ms")
+            common.print_ratio(f"reservation/health {name} CPU per request c={concurrency}", reserve[key],
+                               health[key], " ms")
 
 
 if __name__ == "__main__":

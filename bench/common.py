@@ -8,6 +8,7 @@ same run and ratios. Lines that start with `ratio ` are the benches' results (th
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import itertools
 import os
@@ -275,3 +276,33 @@ def warm_up(base_url: str, make: Callable[[int], tuple], count: int = 20) -> Non
         for i in range(count):
             method, path, body = make(i)
             client.request(method, path, json=body)
+
+
+# ---------------------------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """Resolved options of a load benchmark."""
+
+    quick: bool
+    duration: float
+    levels: list[int]
+    rounds: int
+
+
+def load_options(
+    argv: list[str] | None, doc: str, duration: tuple[float, float], levels: tuple[list[int], list[int]]
+) -> LoadOptions:
+    """--quick, --duration, --concurrency, --rounds; `duration` and `levels` are (full, quick) defaults."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help=f"{duration[1]:g} s per measurement, concurrency {' '.join(map(str, levels[1]))}")
+    parser.add_argument("--duration", type=float, default=None,
+                        help=f"seconds per measurement (default {duration[0]:g}, quick {duration[1]:g})")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=None,
+                        help=f"default {' '.join(map(str, levels[0]))} (quick: {' '.join(map(str, levels[1]))})")
+    parser.add_argument("--rounds", type=int, default=None, help="measurements each, alternating (default 2, quick 1)")
+    args = parser.parse_args(argv)
+    return LoadOptions(args.quick, args.duration or duration[args.quick], args.concurrency or levels[args.quick],
+                       args.rounds or (1 if args.quick else 2))

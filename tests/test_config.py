@@ -56,14 +56,8 @@ def test_new_run_name_is_unique_over_1000_calls() -> None:
     assert all(NAME_SHAPE.fullmatch(name) for name in names)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "labex-c10-o03-0123456789ab",
-        "labex-c10-o03-000000000000",
-        "labex-c10-o03-ffffffffffff",
-    ],
-)
+@pytest.mark.parametrize("name", ["labex-c10-o03-0123456789ab", "labex-c10-o03-000000000000",
+                                  "labex-c10-o03-ffffffffffff"])
 def test_check_run_name_accepts_lab_names(name: str) -> None:
     """A lab-shaped name is returned unchanged."""
     assert check_run_name(name) == name

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -217,35 +218,24 @@ def test_check_burst_refuses_an_undecided_request(status_code: int | None) -> No
         check_burst(decisions, before, after)
 
 
-def test_check_burst_refuses_201_with_status_rejected() -> None:
-    """The HTTP code and the body's status must agree."""
+@pytest.mark.parametrize(
+    ("index", "bad", "message"),
+    [
+        # the HTTP code and the body's status must agree
+        (5, decision("request-6", 201, "rejected", 4), "request-6: HTTP 201 but status 'rejected'"),
+        (0, decision("request-1", 409, "accepted", 1), "request-1: HTTP 409 but status 'accepted'"),
+        # no answer may report more seats reserved than the capacity
+        (4, decision("request-5", 201, "accepted", 5), "request-5 reports reserved=5, above capacity 4"),
+        # new requestIds cannot be answered as replays
+        (7, decision("request-8", 409, "rejected", 4, replayed=True), "request-8 was answered as a replay"),
+    ],
+    ids=["201-rejected", "409-accepted", "above-capacity", "replay-in-fresh-burst"],
+)
+def test_check_burst_refuses_a_wrong_answer(index: int, bad: Any, message: str) -> None:
+    """One answer of a valid burst replaced by a wrong one: check_burst names it."""
     decisions, before, after = valid_burst()
-    decisions[5] = decision("request-6", 201, "rejected", 4)
-    with pytest.raises(InvariantError, match="request-6: HTTP 201 but status 'rejected'"):
-        check_burst(decisions, before, after)
-
-
-def test_check_burst_refuses_409_with_status_accepted() -> None:
-    """409 must say rejected."""
-    decisions, before, after = valid_burst()
-    decisions[0] = decision("request-1", 409, "accepted", 1)
-    with pytest.raises(InvariantError, match="request-1: HTTP 409 but status 'accepted'"):
-        check_burst(decisions, before, after)
-
-
-def test_check_burst_refuses_reserved_above_capacity() -> None:
-    """No answer may report more seats reserved than the capacity."""
-    decisions, before, after = valid_burst()
-    decisions[4] = decision("request-5", 201, "accepted", 5)
-    with pytest.raises(InvariantError, match="request-5 reports reserved=5, above capacity 4"):
-        check_burst(decisions, before, after)
-
-
-def test_check_burst_refuses_a_replay_in_a_fresh_burst() -> None:
-    """New requestIds cannot be answered as replays."""
-    decisions, before, after = valid_burst()
-    decisions[7] = decision("request-8", 409, "rejected", 4, replayed=True)
-    with pytest.raises(InvariantError, match="request-8 was answered as a replay"):
+    decisions[index] = bad
+    with pytest.raises(InvariantError, match=re.escape(message)):
         check_burst(decisions, before, after)
 
 

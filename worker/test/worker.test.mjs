@@ -54,6 +54,21 @@ function attemptRows(env, workshop) {
     .map((row) => ({ ...row }));
 }
 
+/** Replaying `payload` answers 201 with the first accepted decision (`first`: its seats and reserved). */
+async function assertReplayedAccepted(env, workshop, payload, first) {
+  const replay = await reserve(env, workshop, payload);
+  assert.equal(replay.status, 201);
+  assert.deepEqual(replay.body, {
+    workshop,
+    requestId: payload.requestId,
+    seats: first.seats,
+    status: "accepted",
+    capacity: 4,
+    reserved: first.reserved,
+    replayed: true,
+  });
+}
+
 function assertJson(res) {
   assert.match(res.headers.get("content-type") ?? "", /^application\/json\b/);
 }
@@ -192,30 +207,10 @@ describe("reservations", () => {
     assert.equal(rowsBefore.length, 5);
 
     // Replay of an accepted request: same decision (reserved as it was then), replayed:true.
-    const replay = await reserve(env, w, { requestId: "req-2", seats: 1 });
-    assert.equal(replay.status, 201);
-    assert.deepEqual(replay.body, {
-      workshop: w,
-      requestId: "req-2",
-      seats: 1,
-      status: "accepted",
-      capacity: 4,
-      reserved: 2,
-      replayed: true,
-    });
+    await assertReplayedAccepted(env, w, { requestId: "req-2", seats: 1 }, { seats: 1, reserved: 2 });
 
     // A replay with a different seat count still returns the first decision.
-    const replayOtherSeats = await reserve(env, w, { requestId: "req-3", seats: 4 });
-    assert.equal(replayOtherSeats.status, 201);
-    assert.deepEqual(replayOtherSeats.body, {
-      workshop: w,
-      requestId: "req-3",
-      seats: 1,
-      status: "accepted",
-      capacity: 4,
-      reserved: 3,
-      replayed: true,
-    });
+    await assertReplayedAccepted(env, w, { requestId: "req-3", seats: 4 }, { seats: 1, reserved: 3 });
 
     // Replay of a rejected request stays rejected.
     const replayRejected = await reserve(env, w, { requestId: "req-5", seats: 1 });

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 
 from reservation_lab.errors import LabError
+from reservation_lab.runtime.http import OwnsHttpClient
 from reservation_lab.runtime.redact import redact
 
 API_BASE = "https://api.cloudflare.com/client/v4"
@@ -35,7 +36,7 @@ def is_not_found(error: BaseException) -> bool:
     return isinstance(error, APIError) and NOT_FOUND_CODE in error.codes
 
 
-class CloudflareAPI:
+class CloudflareAPI(OwnsHttpClient):
     """GET-only access to one account's Workers scripts and Durable Object namespaces."""
 
     def __init__(
@@ -55,15 +56,6 @@ class CloudflareAPI:
             trust_env=False,
             transport=transport,
         )
-
-    def close(self) -> None:
-        self._http.close()
-
-    def __enter__(self) -> CloudflareAPI:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return "CloudflareAPI(<hidden credentials>)"

@@ -7,6 +7,8 @@ from typing import Any
 
 import httpx
 
+from reservation_lab.runtime.http import OwnsHttpClient
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -16,21 +18,12 @@ class Reply:
     body: dict[str, Any]
 
 
-class LabClient:
+class LabClient(OwnsHttpClient):
     """Synchronous client for /health, /workshops/<name>/status and /workshops/<name>/reservations."""
 
     def __init__(self, base_url: str, timeout: float = 10.0, transport: httpx.BaseTransport | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, trust_env=False, transport=transport)
-
-    def close(self) -> None:
-        self._http.close()
-
-    def __enter__(self) -> LabClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _reply(self, response: httpx.Response) -> Reply:
         return Reply(response.status_code, response.json())

@@ -62,6 +62,11 @@ def check_run_name(name: str) -> str:
     return name
 
 
+def _inside(relative: str, what: str) -> property:
+    """A RunFolder path: `relative` under the run's root."""
+    return property(lambda run: run.root / relative, doc=f"{what}: <run folder>/{relative}")
+
+
 @dataclass(frozen=True)
 class RunFolder:
     """Everything one run writes: config, Worker source copy, state, logs, responses."""
@@ -69,21 +74,10 @@ class RunFolder:
     root: Path
     name: str
 
-    @property
-    def config(self) -> Path:
-        return self.root / "wrangler.jsonc"
-
-    @property
-    def cleanup_config(self) -> Path:
-        return self.root / "wrangler.cleanup.jsonc"
-
-    @property
-    def state_dir(self) -> Path:
-        return self.root / "local-state"
-
-    @property
-    def logs_dir(self) -> Path:
-        return self.root / "logs"
+    config = _inside("wrangler.jsonc", "the run's wrangler config")
+    cleanup_config = _inside("wrangler.cleanup.jsonc", "the tombstone config of step 7")
+    state_dir = _inside("local-state", "wrangler dev's SQLite state (--persist-to)")
+    logs_dir = _inside("logs", "wrangler's and the dev servers' logs")
 
 
 def create_run_folder(workdir: str | Path | None = None, name: str | None = None) -> RunFolder:

@@ -40,7 +40,7 @@ from reservation_lab.domain.checker import check_history
 from reservation_lab.domain.client import LabClient
 from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
 from reservation_lab.domain.invariants import CAPACITY
-from reservation_lab.drills import bounded_int
+from reservation_lab.drills.common import bounded_int
 from reservation_lab.errors import LabError
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 from reservation_lab.runtime.ports import LOOPBACK

@@ -39,7 +39,7 @@ from tqdm import tqdm
 from reservation_lab.domain.burst import RETRY_STATUSES, Decision, reserve_with_retries, run_outside_loop
 from reservation_lab.domain.checker import check_history
 from reservation_lab.domain.config import create_run_folder, write_wrangler_config
-from reservation_lab.drills import bounded_int
+from reservation_lab.drills.common import bounded_int
 from reservation_lab.errors import LabError
 from reservation_lab.runtime.devserver import start_dev_server
 
