@@ -1,77 +1,21 @@
-"""Bad input on the real runtime: the documented 4xx JSON error, never a 5xx, and no state change."""
+"""Bad input on the real runtime: the documented 4xx JSON error, never a 5xx, and no state change.
+
+The cases are the bad-input drill's table (`reservation_lab.drills.bad_input.cases`, the one source of them); here
+they are sent with `http.client`, a client independent of the drill's raw-socket one.
+"""
 
 from __future__ import annotations
 
 import http.client
 import json
-from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
 from reservation_lab.domain.client import LabClient
+from reservation_lab.drills.bad_input import CASES, OPERATIONS, Case, Contract, load_openapi, normalise_path
+from reservation_lab.drills.bad_input.cases import SEED_WORKSHOP
 from reservation_lab.runtime.devserver import DevServer
-
-R = "/workshops/launch-day/reservations"
-S = "/workshops/launch-day/status"
-
-
-@dataclass(frozen=True)
-class Case:
-    id: str
-    method: str
-    path: str
-    body: bytes | None
-    status: int
-    error: str
-
-
-def body(value: object) -> bytes:
-    return json.dumps(value).encode()
-
-
-CASES = [
-    Case("not-json", "POST", R, b"seats=1", 400, "invalid_json"),
-    Case("empty-body", "POST", R, b"", 400, "invalid_json"),
-    Case("truncated-json", "POST", R, b'{"requestId":"request-x","seats":1', 400, "invalid_json"),
-    Case("missing-request-id", "POST", R, body({"seats": 1}), 400, "invalid_reservation"),
-    Case("missing-seats", "POST", R, body({"requestId": "request-x"}), 400, "invalid_reservation"),
-    Case("seats-0", "POST", R, body({"requestId": "request-x", "seats": 0}), 400, "invalid_reservation"),
-    Case("seats-5", "POST", R, body({"requestId": "request-x", "seats": 5}), 400, "invalid_reservation"),
-    Case("seats-negative", "POST", R, body({"requestId": "request-x", "seats": -1}), 400, "invalid_reservation"),
-    Case("seats-fraction", "POST", R, body({"requestId": "request-x", "seats": 1.5}), 400, "invalid_reservation"),
-    Case("seats-string", "POST", R, body({"requestId": "request-x", "seats": "1"}), 400, "invalid_reservation"),
-    Case("seats-null", "POST", R, body({"requestId": "request-x", "seats": None}), 400, "invalid_reservation"),
-    Case("seats-true", "POST", R, body({"requestId": "request-x", "seats": True}), 400, "invalid_reservation"),
-    Case("request-id-short", "POST", R, body({"requestId": "ab", "seats": 1}), 400, "invalid_reservation"),
-    Case("request-id-49", "POST", R, body({"requestId": "r" * 49, "seats": 1}), 400, "invalid_reservation"),
-    Case("request-id-upper", "POST", R, body({"requestId": "Request-1", "seats": 1}), 400, "invalid_reservation"),
-    Case("request-id-digit", "POST", R, body({"requestId": "1request", "seats": 1}), 400, "invalid_reservation"),
-    Case("request-id-number", "POST", R, body({"requestId": 12345, "seats": 1}), 400, "invalid_reservation"),
-    Case("request-id-space", "POST", R, body({"requestId": "request 1", "seats": 1}), 400, "invalid_reservation"),
-    Case("body-array", "POST", R, body([{"requestId": "request-x", "seats": 1}]), 400, "invalid_reservation"),
-    Case("body-null", "POST", R, b"null", 400, "invalid_reservation"),
-    Case("body-number", "POST", R, b"7", 400, "invalid_reservation"),
-    Case("workshop-upper", "GET", "/workshops/Launch-Day/status", None, 400, "invalid_workshop_name"),
-    Case("workshop-digit", "GET", "/workshops/1day/status", None, 400, "invalid_workshop_name"),
-    Case("workshop-33", "GET", f"/workshops/{'w' * 33}/status", None, 400, "invalid_workshop_name"),
-    Case("workshop-encoded-slash", "GET", "/workshops/launch%2Fday/status", None, 400, "invalid_workshop_name"),
-    Case("workshop-bad-escape", "GET", "/workshops/a%E0%A4%A/status", None, 400, "invalid_workshop_name"),
-    Case("workshop-lone-percent", "POST", "/workshops/a%zz/reservations", body({"requestId": "request-x", "seats": 1}),
-         400, "invalid_workshop_name"),
-    Case("workshop-underscore", "GET", "/workshops/launch_day/status", None, 400, "invalid_workshop_name"),
-    Case("get-reservations", "GET", R, None, 405, "method_not_allowed"),
-    Case("post-status", "POST", S, body({"requestId": "request-x", "seats": 1}), 405, "method_not_allowed"),
-    Case("delete-status", "DELETE", S, None, 405, "method_not_allowed"),
-    Case("put-reservations", "PUT", R, body({"requestId": "request-x", "seats": 1}), 405, "method_not_allowed"),
-    Case("post-health", "POST", "/health", b"{}", 405, "method_not_allowed"),
-    Case("root", "GET", "/", None, 404, "not_found"),
-    Case("unknown-action", "GET", "/workshops/launch-day/other", None, 404, "not_found"),
-    Case("no-action", "GET", "/workshops/launch-day", None, 404, "not_found"),
-    Case("trailing-slash", "GET", "/workshops/launch-day/status/", None, 404, "not_found"),
-    Case("empty-name", "GET", "/workshops//status", None, 404, "not_found"),
-    Case("oversized-body", "POST", R, body({"requestId": "request-x", "seats": 1, "pad": "x" * 5000}), 413,
-         "payload_too_large"),
-]
 
 
 def send_raw(port: int, case: Case, chunked: bool = False) -> tuple[int, str, bytes]:
@@ -90,44 +34,85 @@ def send_raw(port: int, case: Case, chunked: bool = False) -> tuple[int, str, by
         conn.close()
 
 
-def test_table_is_large_enough() -> None:
-    assert len(CASES) >= 25
+def error_codes(schema: dict[str, Any]) -> set[str]:
+    """The error codes a resolved error-response schema allows: the `error` enum/const of each `allOf` part,
+    intersected (the Error schema's enum, narrowed by the response)."""
+    parts = schema.get("allOf", [schema])
+    allowed = []
+    for part in parts:
+        spec = part.get("properties", {}).get("error", {})
+        if "enum" in spec or "const" in spec:
+            allowed.append(set(spec.get("enum", [spec.get("const")])))
+    return set.intersection(*allowed) if allowed else set()
+
+
+def documented_errors(contract: Contract) -> set[tuple[str, int, str]]:
+    """(route, status, error code) of every error answer worker/openapi.yaml documents (route "unmatched" for
+    `x-unmatched-path`)."""
+    items = [(template, item) for template, _, item in contract.routes] + [("unmatched", contract.unmatched)]
+    found = set()
+    for template, item in items:
+        operations = [item[key] for key in (*OPERATIONS, "x-other-methods") if key in item]
+        for operation in operations + ([item] if "responses" in item else []):
+            for status, response in operation["responses"].items():
+                if int(status) >= 400:
+                    schema = response["content"]["application/json"]["schema"]
+                    found |= {(template, int(status), code) for code in error_codes(schema)}
+    return found
+
+
+def test_the_table_covers_every_documented_error() -> None:
+    contract = Contract(load_openapi())
+    documented = documented_errors(contract)
+    assert {code for _, _, code in documented} == set(
+        contract.document["components"]["schemas"]["Error"]["properties"]["error"]["enum"])
+    covered = {(contract.route(normalise_path(case.path))[0] or "unmatched", case.status, case.error)
+               for case in CASES}
+    assert documented - covered == set(), "documented error answers without a case in the table"
+    assert covered <= documented, "cases expecting an answer openapi.yaml does not document"
     assert len({case.id for case in CASES}) == len(CASES)
+
+
+# Sent one after the other without chunking; the chunked case (the oversized body, chunked) has its own test below.
+# (After a chunked body refused early, wrangler dev's proxy now and then drops the next request with a 500
+# "Network connection lost": the drill sends such a request again, this plain client does not.)
+PLAIN = [case for case in CASES if not case.chunked]
 
 
 @pytest.fixture
 def seeded(client: LabClient) -> dict:
     """launch-day with two seats taken, so 'unchanged' is a non-trivial claim."""
-    assert client.reserve("launch-day", "request-seed", 2).status_code == 201
-    return client.status("launch-day")
+    assert client.reserve(SEED_WORKSHOP, "request-seed", 2).status_code == 201
+    return client.status(SEED_WORKSHOP)
 
 
 def test_bad_inputs_get_documented_errors_and_change_nothing(
     dev_server: DevServer, client: LabClient, seeded: dict
 ) -> None:
     failures = []
-    for case in CASES:
+    for case in PLAIN:
         status, content_type, raw = send_raw(dev_server.port, case)
         try:
             payload = json.loads(raw)
         except ValueError:
             payload = raw[:80]
-        if (status, payload) != (case.status, {"error": case.error}) or "application/json" not in content_type:
+        documented = b"" if case.method == "HEAD" else {"error": case.error}  # a HEAD answer has no body
+        if (status, payload) != (case.status, documented) or "application/json" not in content_type:
             failures.append(f"{case.id}: got {status} {payload!r} ({content_type})")
     assert failures == []
-    assert client.status("launch-day") == seeded
-    assert client.status("launch-day")["acceptedRequests"] == 1
+    assert client.status(SEED_WORKSHOP) == seeded
+    assert client.status(SEED_WORKSHOP)["acceptedRequests"] == 1
 
 
 def test_oversized_chunked_body_is_refused(dev_server: DevServer, client: LabClient, seeded: dict) -> None:
     oversized = next(case for case in CASES if case.id == "oversized-body")
     status, _, raw = send_raw(dev_server.port, oversized, chunked=True)
     assert (status, json.loads(raw)) == (413, {"error": "payload_too_large"})
-    assert client.status("launch-day") == seeded
+    assert client.status(SEED_WORKSHOP) == seeded
 
 
 def test_a_valid_request_after_the_table_still_works(dev_server: DevServer, client: LabClient, seeded: dict) -> None:
-    for case in CASES:
+    for case in PLAIN:
         send_raw(dev_server.port, case)
-    reply = client.reserve("launch-day", "request-after-table", 2)
+    reply = client.reserve(SEED_WORKSHOP, "request-after-table", 2)
     assert (reply.status_code, reply.body["reserved"]) == (201, 4)

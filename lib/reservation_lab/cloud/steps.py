@@ -22,6 +22,8 @@ from reservation_lab.domain.config import CLASS_NAME, RunFolder, check_run_name
 from reservation_lab.domain.invariants import CAPACITY
 from reservation_lab.domain.model import BURST_SIZE
 from reservation_lab.errors import LabError, WranglerError
+from reservation_lab.paths import REPO_ROOT
+from reservation_lab.runtime.commands import announce, relative_args, shown_folder, wrangler_words
 from reservation_lab.runtime.processes import kill_process_group
 from reservation_lab.runtime.redact import redact, strip_ansi
 from reservation_lab.runtime.toolchain import find_toolchain
@@ -131,7 +133,11 @@ def reports_deletion(printed: str) -> bool:
 
 
 def _capture(run: RunFolder, *args: str, timeout: float = 120) -> tuple[int, str, str]:
-    """Run wrangler without echo and return (exit code, stdout, stderr) unredacted: never print them."""
+    """Run wrangler without echo and return (exit code, stdout, stderr) unredacted: never print them.
+
+    Only the command line is announced (it holds no secret).
+    """
+    announce(run.root, wrangler_words(*args))
     proc = subprocess.Popen(
         find_toolchain().wrangler_argv(*args), cwd=run.root, env=wrangler_env(run.logs_dir),
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
@@ -298,6 +304,15 @@ def config_account_id(run: RunFolder) -> str:
     raise LabError("The run's config holds no account_id; pass account_id (the login cell's variable).")
 
 
+def verifier_words(run: RunFolder, mode: str, app_url: str | None, burst_size: int) -> list[str]:
+    """The verifier as a learner runs it from the repository root (the seeds' `python3 .labex/verify.py …`)."""
+    words = [*relative_args([sys.executable], REPO_ROOT), "-m", "reservation_lab", "verify", mode,
+             "--workdir", shown_folder(run.root)]
+    if mode == "deployed":
+        words += (["--app-url", app_url] if app_url else []) + ["--burst-size", str(burst_size)]
+    return words
+
+
 def verify(run: RunFolder, mode: str, account_id: str | None = None, app_url: str | None = None,
            burst_size: int = BURST_SIZE, *, token: str | None = None, transport: httpx.BaseTransport | None = None,
            attempts: int = 3, delay: float = 3.0) -> Verdict:
@@ -305,6 +320,7 @@ def verify(run: RunFolder, mode: str, account_id: str | None = None, app_url: st
     if mode not in MODES:
         raise LabError(f"mode must be one of {MODES}, not {mode!r}.")
     script = check_run_name(run.name)
+    announce(REPO_ROOT, verifier_words(run, mode, app_url, burst_size))
     account_id = account_id or config_account_id(run)
     with CloudflareAPI(token or api_token(run), account_id, transport=transport) as api:
         if mode == "deployed":

@@ -15,7 +15,6 @@ from reservation_lab.course.display import (
     show_config,
     show_decisions,
     show_race,
-    show_source,
     shown_path,
     skip_cloud,
     write_report,
@@ -25,7 +24,6 @@ from reservation_lab.course.session import prepare_run, start_server, wrangler_v
 from reservation_lab.domain.burst import send_burst
 from reservation_lab.domain.checker import check_history, explain
 from reservation_lab.domain.client import LabClient
-from reservation_lab.domain.config import write_cleanup_config, write_wrangler_config
 from reservation_lab.domain.invariants import check_burst, check_equal, durable_view, expected_summary, totals_after
 from reservation_lab.race.demo import race_naive_and_atomic
 from reservation_lab.runtime.nodetests import run_node_tests
@@ -35,16 +33,16 @@ from reservation_lab.runtime.wrangler import dry_run
 
 __all__ = [
     # the run and its local runtime (steps 1-4)
-    "prepare_run", "write_wrangler_config", "wrangler_version", "pinned_wrangler_version", "run_node_tests",
+    "prepare_run", "wrangler_version", "pinned_wrangler_version", "run_node_tests",
     "dry_run", "start_server", "LabClient", "send_burst", "port_is_free",
     # invariants and the serial-order checker
     "check_equal", "check_burst", "expected_summary", "durable_view", "totals_after", "check_history", "explain",
     # the race prelude
     "race_naive_and_atomic", "show_race", "plot_race",
     # the cloud (steps 5-7)
-    "login", "whoami", "deploy", "wait_until_ready", "verify", "write_cleanup_config", "delete_worker", "logout",
+    "login", "whoami", "deploy", "wait_until_ready", "verify", "delete_worker", "logout",
     # what the cells show
-    "shown_path", "print_json", "skip_cloud", "show_config", "show_source", "show_decisions", "decision_of",
+    "shown_path", "print_json", "skip_cloud", "show_config", "show_decisions", "decision_of",
     "write_report",
     # errors in the learner's language
     "friendly_errors", "friendly_traceback", "lab_names",

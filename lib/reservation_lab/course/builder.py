@@ -19,6 +19,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
+from reservation_lab.course.files import MAGIC, cell_text
 from reservation_lab.course.kernel import DISPLAY_NAME, KERNEL_NAME, ensure_kernel
 from reservation_lab.course.parameters import DEFAULTS, parameters_source
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
@@ -47,6 +48,15 @@ def load_cells(source_dir: Path = SOURCE_DIR) -> list[dict]:
         if "parameters" in cell:
             cell["code"] = parameters_source(DEFAULTS["language"])
     return cells
+
+
+def cell_source(cell: dict, language: str) -> str:
+    """A code cell's text: the parameters for `language`, a lab file under its magic, or the cell's code."""
+    if "parameters" in cell:
+        return parameters_source(language)
+    if "file" in cell:
+        return f"%%{MAGIC} {cell['file']}\n{cell_text(cell['file'])}".rstrip("\n")
+    return cell["code"].rstrip("\n")
 
 
 def load_prose(path: Path) -> Prose:
@@ -99,7 +109,7 @@ def build_notebook(cells: list[dict], prose: Prose, previous: nbformat.NotebookN
         if "prose" in cell:
             nb.cells.append(nbformat.v4.new_markdown_cell(prose.cells[cell["prose"]], id=f"md-{cell['prose']}"))
             continue
-        source = parameters_source(prose.language) if "parameters" in cell else cell["code"].rstrip("\n")
+        source = cell_source(cell, prose.language)
         tags = list(cell.get("tags", []))
         if cell.get("check"):
             tags.append(CHECK_TAG)

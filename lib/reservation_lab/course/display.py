@@ -11,7 +11,7 @@ from reservation_lab.domain.burst import Decision
 from reservation_lab.domain.config import RunFolder, redacted
 from reservation_lab.domain.invariants import decision_table
 from reservation_lab.i18n.messages import SKIPPED_LOGIN, SKIPPED_STEP, text
-from reservation_lab.paths import REPO_ROOT, WORKER_SRC
+from reservation_lab.paths import REPO_ROOT
 from reservation_lab.race.demo import Race
 from reservation_lab.race.plots import label, plot_bursts
 
@@ -39,14 +39,6 @@ def skip_cloud(step: int | str, language: str) -> None:
 def show_config(path: Path) -> None:
     """Print a wrangler config with the account ID hidden."""
     print_json(redacted(json.loads(Path(path).read_text())))
-
-
-def show_source(*names: str) -> None:
-    """Show Worker source files `worker/src/<name>`, each highlighted under its file name."""
-    from IPython.display import Code, Markdown, display
-
-    for name in names:
-        display(Markdown(f"`worker/src/{name}`"), Code(filename=str(WORKER_SRC / name), language="javascript"))
 
 
 def show_decisions(decisions: Iterable[Decision]) -> None:

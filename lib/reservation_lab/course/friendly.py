@@ -8,6 +8,7 @@ from functools import cache
 from typing import Any
 
 from reservation_lab.course.builder import load_cells
+from reservation_lab.course.language import set_language
 from reservation_lab.errors import (
     DevServerError,
     InvariantError,
@@ -27,8 +28,6 @@ from reservation_lab.i18n.messages import (
     text,
 )
 
-_LANGUAGE = {"current": "en"}  # the notebook's language, set by friendly_errors(); used for progress lines
-
 # Most specific first: the first matching class picks the sentence.
 _FRIENDLY_SENTENCES: tuple[tuple[type[BaseException], dict[str, str]], ...] = (
     (ToolchainError, FRIENDLY_TOOLCHAIN),
@@ -39,11 +38,6 @@ _FRIENDLY_SENTENCES: tuple[tuple[type[BaseException], dict[str, str]], ...] = (
     (InvariantError, FRIENDLY_INVARIANT),
 )
 _RED, _RESET = "\x1b[1;31m", "\x1b[0m"
-
-
-def current_language() -> str:
-    """The language the last friendly_errors() call set (English before any)."""
-    return _LANGUAGE["current"]
 
 
 @cache
@@ -90,7 +84,7 @@ def friendly_errors(language: str) -> bool:
     `%tb` still prints the full traceback. Calling it again replaces the handler. Also remembers `language`
     for the helpers' progress lines. Returns False outside IPython (nothing to install).
     """
-    _LANGUAGE["current"] = language
+    set_language(language)
     try:
         from IPython import get_ipython
     except ImportError:

@@ -5,13 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reservation_lab.course.friendly import current_language
+from reservation_lab.course.files import register as register_lab_file
+from reservation_lab.course.language import current_language
 from reservation_lab.domain.config import RunFolder, create_run_folder
 from reservation_lab.i18n.messages import SERVER_READY, WAITING_FOR_SERVER, text
+from reservation_lab.runtime.commands import show_commands
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 from reservation_lab.runtime.wrangler import run_wrangler
 
 _SERVERS: dict[Path, DevServer] = {}
+_CURRENT: dict[str, RunFolder | None] = {"run": None}
+
+
+def current_run() -> RunFolder | None:
+    """The run the last prepare_run() created in this kernel."""
+    return _CURRENT["run"]
 
 
 def prepare_run(workdir: str | Path = "") -> RunFolder:
@@ -21,11 +29,20 @@ def prepare_run(workdir: str | Path = "") -> RunFolder:
     would make a second pass of the notebook meet a full workshop and fail the burst invariants. What must
     not survive is the previous run's server, so every `wrangler dev` this kernel started through
     start_server() is stopped first (the new run starts its own).
+    In a notebook kernel it also shows every command it runs (`[<folder>] $ npx wrangler …`) and registers the
+    `%%lab_file` cell magic, which writes the lab's files into this run's folder.
     """
     while _SERVERS:
         _, previous = _SERVERS.popitem()
         previous.stop()
-    return create_run_folder(workdir or None)
+    run = create_run_folder(workdir or None)
+    _CURRENT["run"] = run
+    if _in_kernel():
+        from IPython import get_ipython
+
+        show_commands(True)
+        register_lab_file(get_ipython(), current_run)
+    return run
 
 
 def wrangler_version(run: RunFolder) -> str:

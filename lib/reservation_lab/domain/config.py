@@ -25,7 +25,8 @@ from reservation_lab.paths import RUNS_DIR, WORKER_DIR, WORKER_SRC
 RUN_PREFIX = "labex-c10-o03-"
 RUN_NAME = re.compile(r"^labex-c10-o03-[0-9a-f]{12}$")
 TEMPLATE = WORKER_DIR / "wrangler.jsonc"
-WORKER_FILES = ("index.js", "front.js", "validation.js")
+WORKER_FILES = ("index.js", "front.js", "validation.js", "cleanup.js")
+TEST_FILES = ("cloudflare-loader.mjs", "do-harness.mjs", "worker.test.mjs")
 
 
 @cache
@@ -46,6 +47,7 @@ def _the_binding(template: dict[str, Any]) -> dict[str, str]:
 COMPATIBILITY_DATE: str = _parsed_template()["compatibility_date"]
 BINDING: str = _the_binding(_parsed_template())["name"]
 CLASS_NAME: str = _the_binding(_parsed_template())["class_name"]
+PLACEHOLDER_NAME: str = _parsed_template()["name"]  # the template's name; each run writes its own
 
 
 def new_run_name() -> str:
@@ -87,11 +89,23 @@ def create_run_folder(workdir: str | Path | None = None, name: str | None = None
         name = root.name  # a folder named like a run keeps its name as the Worker name
     name = check_run_name(name or new_run_name())
     root = root or RUNS_DIR / name
-    (root / "src").mkdir(parents=True, exist_ok=True)
-    (root / "logs").mkdir(exist_ok=True)
+    for folder in ("src", "test", "logs"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
     for file in WORKER_FILES:
         shutil.copyfile(WORKER_SRC / file, root / "src" / file)
+    for file in TEST_FILES:  # the node tests run against the run's copy (the learner's edit)
+        shutil.copyfile(WORKER_DIR / "test" / file, root / "test" / file)
+    shutil.copyfile(WORKER_DIR / "package.json", root / "package.json")  # ES modules, and `npm test`
+    link_pinned_wrangler(root)
     return RunFolder(root=root, name=name)
+
+
+def link_pinned_wrangler(root: Path) -> None:
+    """root/node_modules -> worker/node_modules, so `npx wrangler` in the run folder finds the pinned wrangler
+    (npx looks in the folder and its parents) and never downloads one."""
+    link = root / "node_modules"
+    if not link.exists() and not link.is_symlink():
+        link.symlink_to(WORKER_DIR / "node_modules", target_is_directory=True)
 
 
 def _named(name: str, account_id: str | None, settings: dict[str, Any]) -> dict[str, Any]:
@@ -103,12 +117,25 @@ def _named(name: str, account_id: str | None, settings: dict[str, Any]) -> dict[
     return config
 
 
-def wrangler_config(name: str, account_id: str | None = None) -> dict:
-    """The lab's wrangler.jsonc content for Worker `name`: the template with this name (and account)."""
-    settings = worker_template()
-    settings.pop("$schema", None)  # relative to worker/node_modules, which a run folder does not have
-    settings.pop("name")
+def wrangler_config(name: str, account_id: str | None = None, text: str | None = None) -> dict:
+    """The lab's wrangler.jsonc content for Worker `name`: the template (or `text`, a learner's edit of it)
+    with this name (and account)."""
+    settings = worker_template() if text is None else parse_jsonc(text, "wrangler.jsonc")
+    settings.pop("$schema", None)  # the editor schema; not part of the Worker's settings
+    settings.pop("name", None)
+    settings.pop("account_id", None)
     return _named(name, account_id, settings)
+
+
+def parse_jsonc(text: str, label: str) -> dict[str, Any]:
+    """A JSONC object (comments and trailing commas allowed), or a LabError naming what is wrong."""
+    try:
+        data = json5.loads(text)
+    except ValueError as error:
+        raise LabError(f"{label} is not valid JSONC: {error}; fix the cell and run it again.") from None
+    if not isinstance(data, dict):
+        raise LabError(f"{label} must be one JSON object {{…}}; fix the cell and run it again.")
+    return data
 
 
 def cleanup_config(name: str, account_id: str | None = None) -> dict:
@@ -133,9 +160,22 @@ def _write_jsonc(path: Path, config: dict) -> Path:
     return path
 
 
-def write_wrangler_config(run: RunFolder, account_id: str | None = None) -> Path:
-    """Write the run's wrangler.jsonc; the account ID goes to the file only, never to output."""
-    return _write_jsonc(run.config, wrangler_config(run.name, account_id))
+def write_wrangler_config(run: RunFolder, account_id: str | None = None, text: str | None = None) -> Path:
+    """Write the run's wrangler.jsonc (from the template, or `text`); the account ID goes to the file only."""
+    return _write_jsonc(run.config, wrangler_config(run.name, account_id, text))
+
+
+def cleanup_config_text() -> str:
+    """The tombstone config as the step-7 cell shows it (derived from the template, placeholder name)."""
+    return json.dumps(cleanup_config(PLACEHOLDER_NAME), indent=2) + "\n"
+
+
+def write_cleanup_config_text(run: RunFolder, text: str, account_id: str | None = None) -> Path:
+    """Write wrangler.cleanup.jsonc from a cell's text, with this run's name (and account)."""
+    settings = parse_jsonc(text, "wrangler.cleanup.jsonc")
+    for key in ("name", "account_id"):
+        settings.pop(key, None)
+    return _write_jsonc(run.cleanup_config, _named(run.name, account_id, settings))
 
 
 def write_cleanup_config(run: RunFolder, account_id: str | None = None) -> Path:

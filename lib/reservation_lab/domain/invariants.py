@@ -124,3 +124,37 @@ def totals_after(status: Mapping[str, int], late: Summary) -> dict[str, int]:
         "rejectedRequests": status["rejectedRequests"] + late.rejected,
         "acceptedSeats": late.highestReserved,
     }
+
+
+def answered_totals_problems(
+    decisions: Iterable[Decision],
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+) -> list[str]:
+    """The durable totals against the final answers of distinct requestIds, where an answer may be a replay (a
+    retry whose earlier attempt had taken effect): every disagreement, an empty list when all hold.
+
+    Checks `check_status(after)`, that `reserved` grew by the accepted seats, `acceptedRequests` by the accepted
+    answers, and the stored attempts (accepted + rejected) by the distinct requestIds. Unlike `check_burst` it
+    allows replays and reports every problem instead of raising at the first.
+    """
+    decisions = list(decisions)
+    problems = []
+    try:
+        check_status(after)
+    except InvariantError as error:
+        problems.append(str(error))
+    accepted = [d for d in decisions if d.status_code == 201]
+    seats = sum(d.seats for d in accepted)
+    grew = after["reserved"] - before["reserved"]
+    if grew != seats:
+        problems.append(f"the answers accepted {seats} seats but reserved grew by {grew}.")
+    grew = after["acceptedRequests"] - before["acceptedRequests"]
+    if grew != len(accepted):
+        problems.append(f"{len(accepted)} accepted answers but acceptedRequests grew by {grew}.")
+    distinct = len({d.request_id for d in decisions})
+    stored = (after["acceptedRequests"] + after["rejectedRequests"]
+              - before["acceptedRequests"] - before["rejectedRequests"])
+    if stored != distinct:
+        problems.append(f"{distinct} distinct requestIds were sent but {stored} attempts are stored.")
+    return problems

@@ -22,27 +22,45 @@ import argparse
 import asyncio
 import os
 import random
-import secrets
-import shutil
 import signal
 import socket
-import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from reservation_lab.domain.burst import Decision, request_ids, reserve_with_retries, run_outside_loop, send_burst
+from reservation_lab.domain.burst import Decision, request_ids, reserve_with_retries, send_burst
 from reservation_lab.domain.checker import check_history
 from reservation_lab.domain.client import LabClient
-from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
-from reservation_lab.domain.invariants import CAPACITY
-from reservation_lab.drills.common import bounded_int
+from reservation_lab.domain.config import RunFolder
+from reservation_lab.domain.invariants import (
+    CAPACITY,
+    check_equal,
+    check_status,
+    durable_view,
+    expected_summary,
+    totals_after,
+)
+from reservation_lab.drills.common import (
+    DrillFolder,
+    add_workdir_option,
+    blocking,
+    bounded_int,
+    choose_seed,
+    format_table,
+    invariant_problems,
+    is_fresh,
+    removed_note,
+    require_between,
+    serving_async,
+    summed,
+)
 from reservation_lab.errors import LabError
-from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.runtime.devserver import DevServer
 from reservation_lab.runtime.ports import LOOPBACK
 
 WORKSHOP = "crash-drill"
@@ -97,21 +115,10 @@ class CrashReport:
     workdir: Path
     trials: list[TrialResult] = field(default_factory=list)
 
-    @property
-    def kills(self) -> int:
-        return sum(t.killed for t in self.trials)
-
-    @property
-    def acknowledged_lost(self) -> int:
-        return sum(t.acknowledged_lost for t in self.trials)
-
-    @property
-    def decided_on_replay(self) -> int:
-        return sum(t.decided_on_replay for t in self.trials)
-
-    @property
-    def held(self) -> int:
-        return sum(t.held for t in self.trials)
+    kills = summed("trials", "killed", "Trials whose SIGKILL hit a live server with requests in flight.")
+    acknowledged_lost = summed("trials", "acknowledged_lost", "201s not replayed as the same acceptance.")
+    decided_on_replay = summed("trials", "decided_on_replay", "Undecided requests found stored after the restart.")
+    held = summed("trials", "held", "Trials in which every invariant held.")
 
     @property
     def ok(self) -> bool:
@@ -121,15 +128,13 @@ class CrashReport:
         """One row per trial."""
         head = ("trial", "kill at", "answered@kill", "in flight", "201", "409", "undecided", "stored@crash",
                 "accepted@crash", "replay-only", "after restart", "acked lost", "held")
-        rows = [head] + [
+        return format_table(head, [
             (str(t.trial), f"{t.kill_at_ms:.0f} ms", str(t.answered_at_kill), str(t.in_flight_at_kill),
              str(t.accepted_before), str(t.rejected_before), str(t.undecided), str(t.stored_at_crash),
              str(t.accepted_stored_at_crash), str(t.decided_on_replay), str(t.decided_after_restart),
              str(t.acknowledged_lost), "yes" if t.held else "NO")
             for t in self.trials
-        ]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
-        return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)) for row in rows)
+        ])
 
     def summary_line(self) -> str:
         n = len(self.trials)
@@ -138,22 +143,8 @@ class CrashReport:
 
 
 def _check_bounds(trials: int, burst: int) -> None:
-    if not 1 <= trials <= MAX_TRIALS:
-        raise LabError(f"--trials must be between 1 and {MAX_TRIALS}, got {trials}.")
-    if not 2 <= burst <= MAX_BURST:
-        raise LabError(f"--burst must be between 2 and {MAX_BURST}, got {burst}.")
-
-
-def run_crash_drill(
-    trials: int = 5,
-    burst: int = 200,
-    seed: int | None = None,
-    workdir: str | Path | None = None,
-    progress: Callable[[TrialResult], None] | None = None,
-) -> CrashReport:
-    """Run the crash drill (see the module docstring); in a notebook use `await run_crash_drill_async(...)`."""
-    return run_outside_loop(lambda: run_crash_drill_async(trials, burst, seed, workdir, progress),
-                            "run_crash_drill_async")
+    require_between("--trials", trials, 1, MAX_TRIALS)
+    require_between("--burst", burst, 2, MAX_BURST)
 
 
 async def run_crash_drill_async(
@@ -166,26 +157,28 @@ async def run_crash_drill_async(
     """The crash drill as a coroutine. Without `workdir` the run folders go to a temporary directory that is
     removed when every trial held (and kept, for its logs, when one did not)."""
     _check_bounds(trials, burst)
-    seed = secrets.randbits(32) if seed is None else seed
+    seed = choose_seed(seed)
     rng = random.Random(seed)
-    temporary = workdir is None
-    root = Path(tempfile.mkdtemp(prefix="crash-drill-")) if temporary else Path(workdir).expanduser().resolve()
-    root.mkdir(parents=True, exist_ok=True)
-    used = [name for name in (f"trial-{n}" for n in range(1, trials + 1)) if (root / name).exists()]
+    folder = DrillFolder.open(workdir, "crash-drill-")
+    used = [name for name in (f"trial-{n}" for n in range(1, trials + 1)) if (folder.root / name).exists()]
     if used:
-        raise LabError(f"{root} already holds {', '.join(used)} from an earlier drill; every trial needs fresh "
-                       "state, so pass an empty --workdir (or none, for a temporary one).")
-    report = CrashReport(burst=burst, seed=seed, workdir=root)
+        raise LabError(f"{folder.root} already holds {', '.join(used)} from an earlier drill; every trial needs "
+                       "fresh state, so pass an empty --workdir (or none, for a temporary one).")
+    report = CrashReport(burst=burst, seed=seed, workdir=folder.root)
     for number in range(1, trials + 1):
-        run = create_run_folder(root / f"trial-{number}")
-        write_wrangler_config(run)
-        result = await _trial(number, run, burst, rng.randrange(1, burst))
+        result = await _trial(number, folder.run_folder(f"trial-{number}"), burst, rng.randrange(1, burst))
         report.trials.append(result)
         if progress is not None:
             progress(result)
-    if temporary and report.ok:
-        shutil.rmtree(root, ignore_errors=True)
+    folder.finish(report.ok)
     return report
+
+
+run_crash_drill = blocking(
+    run_crash_drill_async,
+    "Run the crash drill (see the module docstring) from plain Python; in a notebook use "
+    "`await run_crash_drill_async(...)`.",
+)
 
 
 def _status(base_url: str) -> dict[str, Any]:
@@ -197,19 +190,12 @@ async def _trial(number: int, run: RunFolder, burst: int, kill_after: int) -> Tr
     """One trial: start, burst and kill, restart on the same state, re-send, check."""
     result = TrialResult(number, run.root, run.state_dir, burst, kill_after)
     ids = request_ids(burst, PREFIX)
-    server = await asyncio.to_thread(start_dev_server, run, log_name="dev-before-crash.log")
-    _remember(server, result)
-    try:
+    async with _phase(run, "dev-before-crash.log", result) as server:
         result.status_before = await asyncio.to_thread(_status, server.base_url)
         result.first_answers = await _burst_and_kill(server, ids, kill_after, result)
-    finally:
-        await asyncio.to_thread(server.stop)
     result.killed_exit_code = server.proc.returncode
-    _check_gone(server, result)
 
-    server = await asyncio.to_thread(start_dev_server, run, log_name="dev-after-crash.log")
-    _remember(server, result)
-    try:
+    async with _phase(run, "dev-after-crash.log", result) as server:
         result.status_at_crash = await asyncio.to_thread(_status, server.base_url)
         accepted = [d.request_id for d in result.first_answers if d.status_code == 201]
         undecided = [d.request_id for d in result.first_answers if not d.decided]
@@ -217,11 +203,19 @@ async def _trial(number: int, run: RunFolder, burst: int, kill_after: int) -> Tr
         result.replay_answers = await send_burst(server.base_url, WORKSHOP, ids=accepted + undecided,
                                                  timeout=REQUEST_TIMEOUT)
         result.status_after = await asyncio.to_thread(_status, server.base_url)
-    finally:
-        await asyncio.to_thread(server.stop)
-    _check_gone(server, result)
     _verify(result)
     return result
+
+
+@asynccontextmanager
+async def _phase(run: RunFolder, log_name: str, result: TrialResult) -> AsyncIterator[DevServer]:
+    """A dev server for one half of a trial: remembered for the leak checks; afterwards stopped and checked gone
+    (as problems of the trial: a killed server's lingering connections are no failure of the stop itself)."""
+    async with serving_async(run, log_name, prove=False) as server:
+        result.server_pgids.append(server.pgid)
+        result.watchdog_pids.append(server.watchdog.pid)
+        yield server
+    _check_gone(server, result)
 
 
 async def _burst_and_kill(server: DevServer, ids: list[str], kill_after: int, result: TrialResult) -> list[Decision]:
@@ -268,11 +262,6 @@ async def _burst_and_kill(server: DevServer, ids: list[str], kill_after: int, re
     return decisions
 
 
-def _remember(server: DevServer, result: TrialResult) -> None:
-    result.server_pgids.append(server.pgid)
-    result.watchdog_pids.append(server.watchdog.pid)
-
-
 def _listening(port: int) -> bool:
     """True if a connection to 127.0.0.1:port is accepted. (After a SIGKILL the port keeps TIME_WAIT sockets
     for a minute, so a bind test would report it busy although nothing listens.)"""
@@ -296,23 +285,28 @@ def _check_gone(server: DevServer, result: TrialResult) -> None:
 
 def _verify(r: TrialResult) -> None:
     """Fill in the trial's numbers and record every invariant that does not hold."""
-    fail = r.problems.append
     first = {d.request_id: d for d in r.first_answers}
     replay = {d.request_id: d for d in r.replay_answers}
     r.accepted_before = sum(d.status_code == 201 for d in r.first_answers)
     r.rejected_before = sum(d.status_code == 409 for d in r.first_answers)
     r.undecided = sum(not d.decided for d in r.first_answers)
-    crash, after, before = r.status_at_crash, r.status_after, r.status_before
-    r.stored_at_crash = crash["acceptedRequests"] + crash["rejectedRequests"]
-    r.accepted_stored_at_crash = crash["acceptedRequests"]
+    r.stored_at_crash = r.status_at_crash["acceptedRequests"] + r.status_at_crash["rejectedRequests"]
+    r.accepted_stored_at_crash = r.status_at_crash["acceptedRequests"]
     if not r.killed:
-        fail(f"the kill did not hit a live server with requests in flight ({r.in_flight_at_kill} in flight).")
+        r.problems.append(f"the kill did not hit a live server with requests in flight ({r.in_flight_at_kill} "
+                          "in flight).")
     elif r.killed_exit_code != -signal.SIGKILL:
-        fail(f"the killed server's leader exited with {r.killed_exit_code}, not by SIGKILL.")
-    if before["reserved"] != 0 or before["acceptedRequests"] + before["rejectedRequests"] != 0:
-        fail(f"the trial did not start from fresh state: {before}.")
+        r.problems.append(f"the killed server's leader exited with {r.killed_exit_code}, not by SIGKILL.")
+    if not is_fresh(r.status_before):
+        r.problems.append(f"the trial did not start from fresh state: {r.status_before}.")
+    _check_acknowledged(r, first, replay)
+    _check_stored(r)
+    _check_decided_once(r, first, replay)
+    _check_histories(r)
 
-    # Acknowledged reservations survive: every 201 is replayed as the same acceptance.
+
+def _check_acknowledged(r: TrialResult, first: dict[str, Decision], replay: dict[str, Decision]) -> None:
+    """Acknowledged reservations survive: every 201 is replayed as the same acceptance."""
     for rid, d in first.items():
         if d.status_code != 201:
             continue
@@ -320,54 +314,59 @@ def _verify(r: TrialResult) -> None:
         if (again is None or again.status_code != 201 or again.body.get("replayed") is not True
                 or again.reserved != d.reserved):
             r.acknowledged_lost += 1
-            fail(f"{rid} was accepted before the crash (reserved={d.reserved}) but after the restart answered "
-                 f"{None if again is None else (again.status_code, again.body)}.")
+            r.problems.append(f"{rid} was accepted before the crash (reserved={d.reserved}) but after the restart "
+                              f"answered {None if again is None else (again.status_code, again.body)}.")
 
-    # Everything delivered was stored (a response leaves only after its write is durable).
+
+def _check_stored(r: TrialResult) -> None:
+    """Everything delivered was stored (a response leaves only after its write is durable), and the durable
+    totals agree with themselves at the crash and after the re-sends."""
     if r.stored_at_crash < r.accepted_before + r.rejected_before:
-        fail(f"{r.accepted_before + r.rejected_before} answers were delivered before the crash but only "
-             f"{r.stored_at_crash} attempts were stored.")
+        r.problems.append(f"{r.accepted_before + r.rejected_before} answers were delivered before the crash but "
+                          f"only {r.stored_at_crash} attempts were stored.")
     if r.accepted_stored_at_crash < r.accepted_before:
-        fail(f"{r.accepted_before} acceptances were delivered but only {r.accepted_stored_at_crash} were stored.")
-    _check_totals("at the crash", crash, fail)
-    _check_totals("after the re-sends", after, fail)
+        r.problems.append(f"{r.accepted_before} acceptances were delivered but only {r.accepted_stored_at_crash} "
+                          "were stored.")
+    for label, status in (("at the crash", r.status_at_crash), ("after the re-sends", r.status_after)):
+        r.problems += [f"{label}: {problem}" for problem in _totals_problems(status)]
 
-    # Every requestId decided exactly once; the re-sent undecided ones replay exactly the stored ones.
+
+def _totals_problems(status: dict[str, Any]) -> list[str]:
+    """The durable totals agree with themselves (reserved == acceptedSeats within 0..capacity) and the capacity
+    is the Worker's CAPACITY."""
+    return invariant_problems(lambda: check_equal("capacity", status["capacity"], CAPACITY),
+                              lambda: check_status(status))
+
+
+def _check_decided_once(r: TrialResult, first: dict[str, Decision], replay: dict[str, Decision]) -> None:
+    """Every requestId decided exactly once: the re-sent undecided ones replay exactly the stored ones, and the
+    final totals are those of one decision per requestId (min(burst, capacity) one-seat acceptances)."""
     for d in r.replay_answers:
         if not d.decided:
-            fail(f"{d.request_id} got no decision after the restart (HTTP {d.status_code}, {d.body}).")
+            r.problems.append(f"{d.request_id} got no decision after the restart (HTTP {d.status_code}, {d.body}).")
     undecided = [rid for rid, d in first.items() if not d.decided]
     r.decided_on_replay = sum(replay[rid].body.get("replayed") is True for rid in undecided if rid in replay)
     r.decided_after_restart = sum(replay[rid].body.get("replayed") is False for rid in undecided if rid in replay)
     stored_undecided = r.stored_at_crash - r.accepted_before - r.rejected_before
     if r.decided_on_replay != stored_undecided:
-        fail(f"{stored_undecided} undecided requests were stored at the crash but {r.decided_on_replay} "
-             f"re-sends answered replayed: true.")
-    stored = after["acceptedRequests"] + after["rejectedRequests"]
-    if stored != len(first):
-        fail(f"{len(first)} distinct requestIds were sent but {stored} attempts are stored.")
-    expected = min(len(first), after["capacity"])
-    if after["reserved"] != expected or after["acceptedRequests"] != expected:
-        fail(f"expected {expected} one-seat acceptances at the end, the status says {after}.")
+        r.problems.append(f"{stored_undecided} undecided requests were stored at the crash but "
+                          f"{r.decided_on_replay} re-sends answered replayed: true.")
+    before = r.status_before
+    once = totals_after(before, expected_summary(len(first), before["capacity"], before["reserved"]))
+    r.problems += invariant_problems(lambda: check_equal(
+        f"the durable totals after {len(first)} distinct one-seat requests", durable_view(r.status_after), once))
 
-    # The serial-order checker explains the state at the crash and the whole history.
-    at_crash = check_history(r.first_answers, before, crash)
+
+def _check_histories(r: TrialResult) -> None:
+    """The serial-order checker explains the state at the crash and the whole history."""
+    at_crash = check_history(r.first_answers, r.status_before, r.status_at_crash)
     if not at_crash.ok:
-        fail(f"checker, history up to the crash: {at_crash.problem}")
-    combined = check_history(r.first_answers + r.replay_answers, before, after)
+        r.problems.append(f"checker, history up to the crash: {at_crash.problem}")
+    combined = check_history(r.first_answers + r.replay_answers, r.status_before, r.status_after)
     if not combined.ok:
-        fail(f"checker, combined history: {combined.problem}")
+        r.problems.append(f"checker, combined history: {combined.problem}")
     elif combined.unknown:
-        fail(f"checker: {len(combined.unknown)} requests are still undecided after the re-sends.")
-
-
-def _check_totals(label: str, status: dict[str, Any], fail: Callable[[str], None]) -> None:
-    if status["capacity"] != CAPACITY:
-        fail(f"{label}: capacity is {status['capacity']}, the Worker's CAPACITY is {CAPACITY}.")
-    if status["reserved"] != status["acceptedSeats"] or not 0 <= status["reserved"] <= status["capacity"]:
-        fail(f"{label}: reserved={status['reserved']}, acceptedSeats={status['acceptedSeats']}, "
-             f"capacity={status['capacity']}.")
-
+        r.problems.append(f"checker: {len(combined.unknown)} requests are still undecided after the re-sends.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -376,8 +375,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--burst", type=bounded_int(2, MAX_BURST), default=200,
                         help=f"one-seat requests per burst (default 200; capacity is {CAPACITY})")
     parser.add_argument("--seed", type=int, default=None, help="seed of the kill moments (default: a random one)")
-    parser.add_argument("--workdir", default=None,
-                        help="folder for the trials' run folders (default: a temporary one, kept only on failure)")
+    add_workdir_option(parser, "folder for the trials' run folders")
     parser.set_defaults(func=main)
 
 
@@ -391,7 +389,7 @@ def main(args: argparse.Namespace) -> int:
 
     report = run_crash_drill(args.trials, args.burst, args.seed, args.workdir, progress=show)
     print(f"\nseed {report.seed}, burst {report.burst}, capacity {CAPACITY}, run folders in {report.workdir}"
-          + ("" if args.workdir or not report.ok else " (removed)"))
+          + removed_note(bool(args.workdir), report.ok))
     print(report.table())
     print(report.summary_line())
     return 0 if report.ok else 1

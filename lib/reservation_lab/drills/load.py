@@ -23,9 +23,6 @@ import argparse
 import asyncio
 import math
 import random
-import shutil
-import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -34,14 +31,25 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from tqdm import tqdm
 
-from reservation_lab.domain.burst import RETRY_STATUSES, Decision, reserve_with_retries, run_outside_loop
+from reservation_lab.domain.burst import RETRY_STATUSES, Decision, reserve_with_retries
 from reservation_lab.domain.checker import check_history
-from reservation_lab.domain.config import create_run_folder, write_wrangler_config
-from reservation_lab.drills.common import bounded_int
+from reservation_lab.domain.invariants import answered_totals_problems
+from reservation_lab.drills.common import (
+    DrillFolder,
+    add_progress_option,
+    add_workdir_option,
+    blocking,
+    bounded_int,
+    format_table,
+    is_fresh,
+    progress_bar,
+    removed_note,
+    require_between,
+    serving_async,
+    summed,
+)
 from reservation_lab.errors import LabError
-from reservation_lab.runtime.devserver import start_dev_server
 
 MAX_REQUESTS = 20_000  # per level
 MAX_CONCURRENCY = 500
@@ -108,9 +116,7 @@ class LoadReport:
     server_start_seconds: float = 0.0
     port: int = 0  # of the dev server (stopped when the drill returns)
 
-    @property
-    def lost(self) -> int:
-        return sum(level.lost for level in self.levels)
+    lost = summed("levels", "lost", "Requests without a 201/409 after every attempt, over all levels.")
 
     @property
     def ok(self) -> bool:
@@ -120,16 +126,14 @@ class LoadReport:
         """One row per level (latencies in milliseconds)."""
         head = ("concurrency", "requests", "req/s", "client CPU", "p50", "p99", "e2e p50", "e2e p99", "1st-try err",
                 "retries", "lost", "accepted", "rejected", "invariants", "checker")
-        rows = [head] + [
+        return format_table(head, [
             (str(lv.concurrency), str(lv.requests), f"{lv.requests_per_second:.0f}", f"{lv.client_cpu_share:.0%}",
              f"{lv.latency_ms.get('p50', 0):.1f}", f"{lv.latency_ms.get('p99', 0):.1f}",
              f"{lv.end_to_end_ms.get('p50', 0):.1f}", f"{lv.end_to_end_ms.get('p99', 0):.1f}",
              str(lv.first_try_errors), str(lv.retries), str(lv.lost), str(lv.accepted), str(lv.rejected),
              "hold" if lv.invariants_ok else "BROKEN", "ok" if lv.checker_ok else "FAILED")
             for lv in self.levels
-        ]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
-        return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)) for row in rows)
+        ])
 
     def problems(self) -> list[str]:
         """Every lost request, broken invariant and checker contradiction, prefixed with its level."""
@@ -151,31 +155,12 @@ def percentiles(values: Sequence[float]) -> dict[str, float]:
 
 def check_bounds(requests: int, levels: Sequence[int], workshops: int) -> None:
     """Refuse sizes outside the drill's bounds, with a message saying which."""
-    if not 1 <= requests <= MAX_REQUESTS:
-        raise LabError(f"--requests must be between 1 and {MAX_REQUESTS}, got {requests}.")
+    require_between("--requests", requests, 1, MAX_REQUESTS)
     if not 1 <= len(levels) <= MAX_LEVELS:
         raise LabError(f"give 1 to {MAX_LEVELS} concurrency levels, got {len(levels)}.")
     for level in levels:
-        if not 1 <= level <= MAX_CONCURRENCY:
-            raise LabError(f"each concurrency level must be between 1 and {MAX_CONCURRENCY}, got {level}.")
-    if not 1 <= workshops <= MAX_WORKSHOPS:
-        raise LabError(f"--workshops must be between 1 and {MAX_WORKSHOPS}, got {workshops}.")
-
-
-def run_load_drill(
-    requests: int = 2000,
-    levels: Sequence[int] = (10, 50, 200),
-    workshops: int = 50,
-    workdir: str | Path | None = None,
-    progress: bool = True,
-    seed: int = 0,
-) -> LoadReport:
-    """Run the load drill (see the module docstring); in a notebook use `await run_load_drill_async(...)`.
-
-    Without `workdir` the run folder goes to a temporary directory, removed when every level held.
-    """
-    return run_outside_loop(lambda: run_load_drill_async(requests, levels, workshops, workdir, progress, seed),
-                            "run_load_drill_async")
+        require_between("each concurrency level", level, 1, MAX_CONCURRENCY)
+    require_between("--workshops", workshops, 1, MAX_WORKSHOPS)
 
 
 async def run_load_drill_async(
@@ -186,36 +171,39 @@ async def run_load_drill_async(
     progress: bool = True,
     seed: int = 0,
 ) -> LoadReport:
-    """The load drill as a coroutine: one dev server, the levels one after the other."""
+    """The load drill as a coroutine: one dev server, the levels one after the other.
+
+    Without `workdir` the run folder goes to a temporary directory, removed when every level held.
+    """
     levels = list(levels)
     check_bounds(requests, levels, workshops)
-    temporary = workdir is None
-    root = Path(tempfile.mkdtemp(prefix="load-drill-")) if temporary else Path(workdir).expanduser().resolve()
-    run = create_run_folder(root)
-    write_wrangler_config(run)
+    folder = DrillFolder.open(workdir, "load-drill-")
+    run = folder.run_folder()
     report = LoadReport(requests=requests, workshops=workshops, seed=seed, workdir=run.root)
     rng = random.Random(seed)
-    server = await asyncio.to_thread(start_dev_server, run, log_name="load-drill.log")
-    report.server_start_seconds, report.port = server.healthy_after, server.port
-    bar = tqdm(total=requests * len(levels), file=sys.stderr, unit="req", dynamic_ncols=True,
-               disable=not (progress and sys.stderr.isatty()))
-    try:
-        for index, concurrency in enumerate(levels, start=1):
-            bar.set_description(f"concurrency {concurrency}")
-            level = LevelReport(concurrency, requests, min(workshops, requests))
-            try:
-                await asyncio.wait_for(
-                    _run_level(server.base_url, index, level, rng, bar.update), LEVEL_TIMEOUT)
-            except TimeoutError:
-                raise LabError(f"concurrency {concurrency} did not finish within {LEVEL_TIMEOUT:.0f} s; "
-                               f"see {server.log_path}.") from None
-            report.levels.append(level)
-    finally:
-        bar.close()
-        await asyncio.to_thread(server.stop)
-    if temporary and report.ok:
-        shutil.rmtree(root, ignore_errors=True)
+    async with serving_async(run, "load-drill.log") as server:
+        report.server_start_seconds, report.port = server.healthy_after, server.port
+        with progress_bar(total=requests * len(levels), enabled=progress) as bar:
+            for index, concurrency in enumerate(levels, start=1):
+                bar.set_description(f"concurrency {concurrency}")
+                level = LevelReport(concurrency, requests, min(workshops, requests))
+                try:
+                    await asyncio.wait_for(
+                        _run_level(server.base_url, index, level, rng, bar.update), LEVEL_TIMEOUT)
+                except TimeoutError:
+                    raise LabError(f"concurrency {concurrency} did not finish within {LEVEL_TIMEOUT:.0f} s; "
+                                   f"see {server.log_path}.") from None
+                report.levels.append(level)
+    folder.finish(report.ok)
     return report
+
+
+run_load_drill = blocking(
+    run_load_drill_async,
+    "Run the load drill (see the module docstring) from plain Python; in a notebook use "
+    "`await run_load_drill_async(...)`. Without `workdir` the run folder goes to a temporary directory, removed "
+    "when every level held.",
+)
 
 
 async def _run_level(base_url: str, index: int, level: LevelReport, rng: random.Random,
@@ -303,10 +291,7 @@ async def _statuses(client: httpx.AsyncClient, names: list[str]) -> dict[str, di
 
 def check_workshop(name: str, decisions: list[Decision], before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """The durable totals of one workshop against the answers it gave; an empty list when all hold."""
-    problems = []
-    fresh = {"reserved": 0, "acceptedRequests": 0, "rejectedRequests": 0, "acceptedSeats": 0}
-    if {key: before.get(key) for key in fresh} != fresh:
-        problems.append(f"{name} was not fresh before the level: {before}.")
+    problems = [] if is_fresh(before) else [f"{name} was not fresh before the level: {before}."]
     for d in decisions:
         if not d.decided:
             continue
@@ -314,23 +299,7 @@ def check_workshop(name: str, decisions: list[Decision], before: dict[str, Any],
         got = (d.body.get("workshop"), d.body.get("requestId"), d.body.get("seats"), d.body.get("status"))
         if got != (name, d.request_id, d.seats, expected):
             problems.append(f"{name}: {d.request_id} (seats {d.seats}, HTTP {d.status_code}) was answered {d.body}.")
-    reserved, capacity = after["reserved"], after["capacity"]
-    if reserved != after["acceptedSeats"] or not 0 <= reserved <= capacity:
-        problems.append(f"{name}: reserved={reserved}, acceptedSeats={after['acceptedSeats']}, capacity={capacity}.")
-    accepted = [d for d in decisions if d.status_code == 201]
-    seats = sum(d.seats for d in accepted)
-    if reserved - before["reserved"] != seats:
-        grew_by = reserved - before["reserved"]
-        problems.append(f"{name}: the answers accepted {seats} seats but reserved grew by {grew_by}.")
-    grew = after["acceptedRequests"] - before["acceptedRequests"]
-    if grew != len(accepted):
-        problems.append(f"{name}: {len(accepted)} accepted answers but acceptedRequests grew by {grew}.")
-    distinct = len({d.request_id for d in decisions})
-    stored = (after["acceptedRequests"] + after["rejectedRequests"]
-              - before["acceptedRequests"] - before["rejectedRequests"])
-    if stored != distinct:
-        problems.append(f"{name}: {distinct} distinct requestIds were sent but {stored} attempts are stored.")
-    return problems
+    return problems + [f"{name}: {problem}" for problem in answered_totals_problems(decisions, before, after)]
 
 
 def parse_levels(text: str) -> list[int]:
@@ -354,9 +323,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workshops", type=bounded_int(1, MAX_WORKSHOPS), default=50,
                         help="fresh workshops per level the requests are spread over (default 50)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the seat counts and the retry jitter")
-    parser.add_argument("--workdir", default=None,
-                        help="run folder for config, state and logs (default: a temporary one, kept only on failure)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar (it is off anyway without a TTY)")
+    add_workdir_option(parser)
+    add_progress_option(parser)
     parser.set_defaults(func=main)
 
 
@@ -375,7 +343,6 @@ def main(args: argparse.Namespace) -> int:
                   f"were replays of an attempt that had taken effect")
     for problem in report.problems()[:20]:
         print(f"  - {problem}")
-    kept = "" if not report.ok or args.workdir else " (removed)"
-    print(f"run folder: {report.workdir}{kept}")
+    print(f"run folder: {report.workdir}{removed_note(bool(args.workdir), report.ok)}")
     print("load drill: " + ("PASS" if report.ok else "FAIL") + f", {report.lost} requests lost")
     return 0 if report.ok else 1

@@ -99,3 +99,11 @@ SERVER_READY = {
     "es": "wrangler dev listo tras {seconds:.1f} s",
     "en": "wrangler dev ready after {seconds:.1f} s",
 }
+
+# %%lab_file (course.files): after writing one of the lab's files into the run folder.
+FILE_WRITTEN = {
+    "de": "{path} geschrieben ({lines} Zeilen) im Lauf-Ordner {folder}",
+    "pt": "{path} gravado ({lines} linhas) na pasta da execução {folder}",
+    "es": "{path} escrito ({lines} líneas) en la carpeta de la ejecución {folder}",
+    "en": "wrote {path} ({lines} lines) in the run folder {folder}",
+}

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 
 from reservation_lab.errors import DevServerError, PortBusyError
+from reservation_lab.runtime.commands import announce, relative_args, wrangler_words
 from reservation_lab.runtime.layout import RunLayout
 from reservation_lab.runtime.ports import (
     LOOPBACK,
@@ -170,7 +171,7 @@ def _start_once(
     toolchain = find_toolchain()
     log_path = run.logs_dir / log_name
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    argv = toolchain.wrangler_argv(
+    args = relative_args([
         "dev",
         "--config", str(config),
         "--ip", LOOPBACK,
@@ -178,7 +179,9 @@ def _start_once(
         "--inspector-port", str(inspector_port),
         "--persist-to", str(state_dir),
         "--show-interactive-dev-session=false",
-    )
+    ], run.root)
+    announce(run.root, wrangler_words(*args))
+    argv = toolchain.wrangler_argv(*args)
     started_at = time.monotonic()
     log_offset = log_path.stat().st_size if log_path.exists() else 0
     with log_path.open("ab") as log:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from reservation_lab.errors import WranglerError
+from reservation_lab.runtime.commands import announce, relative_args, wrangler_words
 from reservation_lab.runtime.layout import RunLayout
 from reservation_lab.runtime.processes import kill_process_group
 from reservation_lab.runtime.redact import redact, strip_ansi
@@ -59,9 +60,14 @@ def run_wrangler(
     extra_env: dict[str, str] | None = None,
     check: bool = True,
 ) -> WranglerResult:
-    """Run `wrangler <args>` in cwd, echoing each output line live; raise on failure if check."""
+    """Run `wrangler <args>` in cwd, echoing each output line live; raise on failure if check.
+
+    Absolute paths inside cwd are passed relative to it, and the command is announced as `npx wrangler …`.
+    """
     toolchain = find_toolchain()
     env = wrangler_env(log_dir or cwd / "logs", extra_env)
+    args = tuple(relative_args(args, cwd))
+    announce(cwd, wrangler_words(*args))
     proc = subprocess.Popen(
         toolchain.wrangler_argv(*args),
         cwd=cwd,

@@ -26,11 +26,11 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.conftest import lab_processes
 
 from reservation_lab.i18n import messages
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from reservation_lab.runtime.ports import LOOPBACK, free_port
+from tests.conftest import lab_processes
 
 pytestmark = pytest.mark.browser
 

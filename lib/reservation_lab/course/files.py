@@ -1,0 +1,67 @@
+"""The lab's files in the cells: `%%lab_file <path>` writes a cell's text into the run folder.
+
+The cells' text is generated from the one source (worker/src/*.js, the config template), so the notebook shows
+exactly what the lab writes; what runs afterwards is the run folder's copy, i.e. the learner's edit. Configs are
+parsed (JSONC) and get this run's Worker name and, in cloud mode, the account ID, which is never printed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from reservation_lab.course.language import current_language
+from reservation_lab.domain.config import (
+    RunFolder,
+    cleanup_config_text,
+    write_cleanup_config_text,
+    write_wrangler_config,
+)
+from reservation_lab.errors import LabError
+from reservation_lab.i18n.messages import FILE_WRITTEN, text
+from reservation_lab.paths import WORKER_DIR, WORKER_SRC
+from reservation_lab.runtime.commands import shown_folder
+
+CONFIGS = ("wrangler.jsonc", "wrangler.cleanup.jsonc")
+SOURCES = ("src/validation.js", "src/front.js", "src/index.js", "src/cleanup.js")
+MAGIC = "lab_file"
+
+
+def cell_text(target: str) -> str:
+    """The text a `%%lab_file target` cell carries, from the one source."""
+    if target == "wrangler.jsonc":
+        return (WORKER_DIR / "wrangler.jsonc").read_text()
+    if target == "wrangler.cleanup.jsonc":
+        return cleanup_config_text()
+    if target in SOURCES:
+        return (WORKER_SRC / Path(target).name).read_text()
+    raise LabError(f"{target!r} is not one of the lab's files ({', '.join(CONFIGS + SOURCES)}).")
+
+
+def write_lab_file(run: RunFolder, target: str, text: str, account_id: str | None = None) -> Path:
+    """Write one lab file of the run from a cell's text; configs get the run's name (and account ID)."""
+    if target == "wrangler.jsonc":
+        return write_wrangler_config(run, account_id, text=text)
+    if target == "wrangler.cleanup.jsonc":
+        return write_cleanup_config_text(run, text, account_id)
+    if target in SOURCES:
+        path = run.root / target
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+    raise LabError(f"%%{MAGIC} {target}: not one of the lab's files ({', '.join(CONFIGS + SOURCES)}).")
+
+
+def register(shell: Any, current_run: Any) -> None:
+    """Register `%%lab_file` in an IPython shell; `current_run()` gives the run the cell writes into."""
+
+    def lab_file(line: str, cell: str) -> None:
+        target = line.strip()
+        run = current_run()
+        if run is None:
+            raise NameError("name 'run' is not defined", name="run")
+        write_lab_file(run, target, cell, shell.user_ns.get("account_id"))
+        print(text(FILE_WRITTEN, current_language(), path=target, lines=len(cell.splitlines()),
+                   folder=shown_folder(run.root)))
+
+    shell.register_magic_function(lab_file, magic_kind="cell", magic_name=MAGIC)

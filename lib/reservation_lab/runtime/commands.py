@@ -1,0 +1,62 @@
+"""Every process the course starts, shown first as the line a learner would type: `[<folder>] $ <command>`.
+
+The shown command is the seeds' form (`npx wrangler …`, `NODE_NO_WARNINGS=1 node …`), with paths relative to
+the folder it runs in, so pasting it into a terminal opened there does the same thing. Showing is off by default
+(scripts, tests, drills) and turned on by the course for a notebook kernel (`show_commands(True)`).
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from reservation_lab.paths import REPO_ROOT
+
+_SHOW = {"on": False}
+
+
+def show_commands(on: bool = True) -> None:
+    """Turn showing the command lines on (the course's kernels) or off."""
+    _SHOW["on"] = on
+
+
+def shown_folder(folder: Path) -> str:
+    """A folder as shown in a command line: relative to the repository root when inside it."""
+    folder = Path(folder).resolve()
+    try:
+        relative = folder.relative_to(REPO_ROOT)
+    except ValueError:
+        return str(folder)
+    return str(relative) if relative.parts else "."
+
+
+def relative_args(args: Sequence[str], cwd: Path) -> list[str]:
+    """Arguments with absolute paths inside `cwd` written relative to it (what a learner types there)."""
+    resolved = Path(cwd).resolve()
+    out = []
+    for arg in args:
+        path = Path(arg)
+        inside = path.is_absolute() and path.resolve().is_relative_to(resolved)
+        out.append(str(path.resolve().relative_to(resolved)) if inside else arg)
+    return out
+
+
+def command_line(cwd: Path, words: Sequence[str], env: Mapping[str, str] | None = None) -> str:
+    """`[<folder>] $ [VAR=value ...] <words>`, quoted for a POSIX shell."""
+    prefix = "".join(f"{name}={shlex.quote(value)} " for name, value in (env or {}).items())
+    return f"[{shown_folder(cwd)}] $ {prefix}{shlex.join(words)}"
+
+
+def announce(cwd: Path, words: Sequence[str], env: Mapping[str, str] | None = None) -> str:
+    """Print the command line (when showing is on) and return it."""
+    line = command_line(cwd, words, env)
+    if _SHOW["on"]:
+        print(line, file=sys.stdout, flush=True)
+    return line
+
+
+def wrangler_words(*args: str) -> list[str]:
+    """What a learner types for `wrangler <args>`: the pinned wrangler through npx."""
+    return ["npx", "wrangler", *args]

@@ -1,0 +1,1 @@
+"""Tests of the Worker (worker/src) against a real wrangler dev."""
