@@ -11,7 +11,8 @@ from reservation_lab.domain.client import LabClient
 from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 from reservation_lab.runtime.ports import port_is_free
-from reservation_lab.runtime.processes import group_members, live_processes
+from reservation_lab.runtime.processes import group_members
+from tests.support import lab_processes
 
 
 @pytest.fixture
@@ -49,19 +50,6 @@ def dev_server(dev_server_factory: Callable[..., DevServer]) -> DevServer:
 def client(dev_server: DevServer) -> Iterator[LabClient]:
     with LabClient(dev_server.base_url) as lab_client:
         yield lab_client
-
-
-def lab_processes() -> list[str]:
-    """Command lines of wrangler/workerd/watchdog processes started from this checkout."""
-    from reservation_lab.paths import REPO_ROOT
-
-    node_modules = str(REPO_ROOT / "worker" / "node_modules")
-    return [
-        f"{info.pid}: {info.cmdline[:160]}"
-        for info in live_processes()
-        if (node_modules in info.cmdline and ("workerd" in info.cmdline or " dev " in info.cmdline))
-        or "reservation_lab.runtime.watchdog" in info.cmdline
-    ]
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

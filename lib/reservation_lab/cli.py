@@ -6,6 +6,7 @@
     verify    independent check of a cloud run: deployed (steps 5-6) or deleted (step 7)
     drill     crash, load and bad-input drills against a local wrangler dev
     kernel    install the course's named Jupyter kernel (idempotent) and print its name
+    jupyter   JupyterLab on notebooks/, loopback only; its terminals have the course's node, npx and wrangler
 
 Sits on top of every layer and imports each command's module only when that command runs.
 """
@@ -85,6 +86,13 @@ def _kernel(args: argparse.Namespace) -> int:
     return 0
 
 
+def _jupyter(args: argparse.Namespace) -> int:
+    from reservation_lab.course.jupyter import launch
+
+    launch(args.extra)
+    return 0  # not reached: launch() replaces this process
+
+
 def _add_drills(sub: argparse._SubParsersAction) -> None:
     from reservation_lab.drills import bad_input, crash, load
 
@@ -117,11 +125,17 @@ def parser() -> argparse.ArgumentParser:
     verify.set_defaults(func=_verify)
     _add_drills(sub)
     sub.add_parser("kernel", help="install the course's Jupyter kernel").set_defaults(func=_kernel)
+    jupyter = sub.add_parser("jupyter", help="JupyterLab on notebooks/ (127.0.0.1; terminals can redo the lab)")
+    jupyter.set_defaults(func=_jupyter)
     return root
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    tree = parser()
+    args, extra = tree.parse_known_args(argv)
+    if extra and args.command != "jupyter":  # only `jupyter` passes unknown options on (to `jupyter lab`)
+        tree.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.extra = extra
     try:
         return args.func(args)
     except LabError as exc:

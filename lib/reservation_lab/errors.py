@@ -23,3 +23,7 @@ class WranglerError(LabError):
 
 class InvariantError(AssertionError):
     """A lab invariant does not hold; the message names which and how."""
+
+
+class BurstReplayed(InvariantError):
+    """Every answer of a burst was a replay: its requestIds had been decided before (e.g. the cell ran twice)."""

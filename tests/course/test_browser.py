@@ -27,10 +27,12 @@ from typing import Any
 import httpx
 import pytest
 
+from reservation_lab.course.jupyter import jupyter_argv, terminal_env
 from reservation_lab.i18n import messages
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from reservation_lab.runtime.ports import LOOPBACK, free_port
-from tests.conftest import lab_processes
+from reservation_lab.runtime.toolchain import pinned_wrangler_version
+from tests.support import lab_processes
 
 pytestmark = pytest.mark.browser
 
@@ -46,6 +48,8 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 # Marks every process started under this JupyterLab (kernels inherit it, wrangler and workerd from them),
 # so the leak check counts our processes only, not those of another run in the same checkout.
 MARK = "RESERVATION_LAB_BROWSER_TEST"
+OUTPUTS: dict[str, str] = {}  # each language's output text, for the terminal test
+ANNOUNCED = re.compile(r"^\[(?P<folder>[^\]]+)\] \$ (?P<command>npx wrangler --version)$", re.M)
 
 
 @dataclass
@@ -120,22 +124,24 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
     (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    # Terminals with xterm's screen-reader rows, so the test can read what a command printed.
+    (settings / "@jupyterlab" / "terminal-extension").mkdir(parents=True)
+    (settings / "@jupyterlab" / "terminal-extension" / "plugin.jupyterlab-settings").write_text(
+        json.dumps({"screenReaderMode": True}))
     token = secrets.token_hex(24)
     port = free_port()
-    env = {**os.environ, MARK: token, "JUPYTER_CONFIG_DIR": str(tmp / "config"),
+    # npm's registry on a closed loopback port: a terminal command that tried to download (or wrangler's own
+    # update check) cannot leave the machine, so what works in the terminal test works offline.
+    env = {**terminal_env(), MARK: token, "npm_config_registry": "http://127.0.0.1:9/",
+           "JUPYTER_CONFIG_DIR": str(tmp / "config"),
            "JUPYTER_DATA_DIR": str(tmp / "data"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime")}
-    root_flag = ["--allow-root"] if os.geteuid() == 0 else []
     log_path = tmp / "jupyter.log"
+    argv = jupyter_argv(["--port", str(port), f"--IdentityProvider.token={token}", "--ServerApp.port_retries=0",
+                         f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={tmp / 'workspaces'}"],
+                        root_dir=root_dir)
     with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            [str(JUPYTER), "lab", "--ip", LOOPBACK, "--port", str(port), "--no-browser", *root_flag,
-             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root_dir}",
-             "--ServerApp.port_retries=0",
-             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url=None",
-             f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={tmp / 'workspaces'}"],
-            cwd=tmp, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        proc = subprocess.Popen(argv, cwd=tmp, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
     running = Lab(proc, f"http://{LOOPBACK}:{port}", token, log_path)
     try:
         deadline = time.monotonic() + 90
@@ -278,9 +284,39 @@ def test_a_learner_runs_all_cells_in_jupyterlab(language: str, lab: Lab, browser
             scroll_to(page, cell)
             cell.screenshot(path=str(ARTIFACTS / f"{language}-{name}.png"))
         print(f"{language}: Run All Cells to report in {elapsed:.0f} s")
+        OUTPUTS[language] = text
     finally:
         context.close()
         lab.shutdown_kernels()
+
+
+def test_an_announced_command_pasted_into_a_jupyterlab_terminal(lab: Lab, browser: Any) -> None:
+    """The German run announced `[<folder>] $ npx wrangler --version`; typed into JupyterLab's own terminal in
+    that folder it prints the pinned version (offline: the run folder resolves the pinned wrangler)."""
+    if "de" not in OUTPUTS:
+        pytest.skip("the German notebook did not run")
+    found = ANNOUNCED.search(OUTPUTS["de"])
+    assert found, "the notebook did not announce `npx wrangler --version`"
+    folder = Path(found["folder"])
+    folder = folder if folder.is_absolute() else REPO_ROOT / folder
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        page.goto(f"{lab.base_url}/lab?reset&token={lab.token}")
+        page.wait_for_selector(".lm-MenuBar-itemLabel", timeout=90_000)
+        menu(page, "File", "New")
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Terminal$")).click()
+        terminal = page.locator(".jp-Terminal .xterm-accessibility-tree").first
+        terminal.wait_for(state="attached", timeout=60_000)
+        page.locator(".jp-Terminal .xterm").first.click()
+        page.keyboard.type(f"cd {folder} && {found['command']}\n")
+        wait_for(lambda: f"wrangler {pinned_wrangler_version()}" in terminal.inner_text(), 60,
+                 "the pinned version in the terminal")
+    finally:
+        page.screenshot(path=str(ARTIFACTS / "terminal.png"))
+        context.close()
+        for term in lab.api("GET", "/api/terminals"):
+            lab.api("DELETE", f"/api/terminals/{term['name']}")
 
 
 def test_jupyterlab_stops_and_leaves_no_process(lab: Lab) -> None:

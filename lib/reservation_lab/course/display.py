@@ -7,10 +7,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from reservation_lab.course.language import current_language
 from reservation_lab.domain.burst import Decision
 from reservation_lab.domain.config import RunFolder, redacted
 from reservation_lab.domain.invariants import decision_table
-from reservation_lab.i18n.messages import SKIPPED_LOGIN, SKIPPED_STEP, text
+from reservation_lab.i18n.messages import FRIENDLY_REPLAYED_BURST, SKIPPED_LOGIN, SKIPPED_STEP, text
 from reservation_lab.paths import REPO_ROOT
 from reservation_lab.race.demo import Race
 from reservation_lab.race.plots import label, plot_bursts
@@ -42,7 +43,13 @@ def show_config(path: Path) -> None:
 
 
 def show_decisions(decisions: Iterable[Decision]) -> None:
-    """One line a request, sorted by requestId: HTTP status, decision, reserved after it."""
+    """One line a request, sorted by requestId: HTTP status, decision, reserved after it.
+
+    When every answer was a replay (the burst cell ran a second time), says so first, in the notebook's language.
+    """
+    decisions = list(decisions)
+    if decisions and all(d.body.get("replayed") for d in decisions):
+        print(text(FRIENDLY_REPLAYED_BURST, current_language()))
     for row in decision_table(decisions):
         retry = f"  ({row['attempts']} attempts)" if row["attempts"] > 1 else ""
         print(f"{row['requestId']:<24} {row['http']}  {row['status']:<9} reserved={row['reserved']}{retry}")

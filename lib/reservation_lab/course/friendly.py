@@ -10,6 +10,7 @@ from typing import Any
 from reservation_lab.course.builder import load_cells
 from reservation_lab.course.language import set_language
 from reservation_lab.errors import (
+    BurstReplayed,
     DevServerError,
     InvariantError,
     LabError,
@@ -23,6 +24,7 @@ from reservation_lab.i18n.messages import (
     FRIENDLY_LAB_ERROR,
     FRIENDLY_NAME,
     FRIENDLY_PORT_BUSY,
+    FRIENDLY_REPLAYED_BURST,
     FRIENDLY_TOOLCHAIN,
     FRIENDLY_WRANGLER,
     text,
@@ -35,6 +37,7 @@ _FRIENDLY_SENTENCES: tuple[tuple[type[BaseException], dict[str, str]], ...] = (
     (DevServerError, FRIENDLY_DEV_SERVER),
     (WranglerError, FRIENDLY_WRANGLER),
     (LabError, FRIENDLY_LAB_ERROR),
+    (BurstReplayed, FRIENDLY_REPLAYED_BURST),
     (InvariantError, FRIENDLY_INVARIANT),
 )
 _RED, _RESET = "\x1b[1;31m", "\x1b[0m"

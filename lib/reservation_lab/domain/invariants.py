@@ -8,7 +8,7 @@ from typing import Any
 
 from reservation_lab.domain.burst import Decision
 from reservation_lab.domain.model import CAPACITY, STATUS_FIELDS
-from reservation_lab.errors import InvariantError
+from reservation_lab.errors import BurstReplayed, InvariantError
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,9 @@ def check_burst(
     """
     decisions = list(decisions)
     capacity = after["capacity"]
+    if decisions and all(d.body.get("replayed") for d in decisions):
+        raise BurstReplayed(f"All {len(decisions)} answers were replays of earlier decisions: these requestIds were "
+                            "decided before, so no seat was spent again.")
     for d in decisions:
         if d.status_code not in (201, 409):
             fail(f"{d.request_id} got no decision (HTTP {d.status_code}, {d.body}) after {len(d.attempts)} attempts.")

@@ -32,7 +32,7 @@ from typing import Any
 
 import httpx
 
-from reservation_lab.domain.burst import RETRY_STATUSES, Decision, reserve_with_retries
+from reservation_lab.domain.burst import RETRY_STATUSES, Decision, doubling_backoff, reserve_with_retries
 from reservation_lab.domain.checker import check_history
 from reservation_lab.domain.invariants import answered_totals_problems
 from reservation_lab.drills.common import (
@@ -283,7 +283,7 @@ async def _statuses(client: httpx.AsyncClient, names: list[str]) -> dict[str, di
                     problem = f"HTTP {response.status_code}: {response.text[:120]}"
                     if response.status_code not in RETRY_STATUSES:
                         break
-                await asyncio.sleep(0.05 * 2**attempt)
+                await asyncio.sleep(doubling_backoff(attempt))
             raise LabError(f"the status of {name!r} could not be read ({problem}).")
 
     return dict(zip(names, await asyncio.gather(*(one(name) for name in names)), strict=True))

@@ -107,3 +107,20 @@ FILE_WRITTEN = {
     "es": "{path} escrito ({lines} líneas) en la carpeta de la ejecución {folder}",
     "en": "wrote {path} ({lines} lines) in the run folder {folder}",
 }
+
+# A burst cell run a second time: every requestId was already decided (course.friendly).
+FRIENDLY_REPLAYED_BURST = {
+    "de": "Jede Antwort dieses Bursts war eine Wiederholung: Diese requestIds waren schon entschieden, also hat das "
+          "Objekt jeweils die erste Entscheidung zurückgegeben und keinen Platz erneut vergeben – genau das ist die "
+          "Replay-Garantie. Für einen frischen Burst führen Sie die Setup-Zelle erneut aus (neuer Lauf) oder "
+          "ändern Sie `workshop`.",
+    "pt": "Todas as respostas deste burst foram repetições: esses requestIds já tinham sido decididos, então o objeto "
+          "devolveu cada primeira decisão e não gastou nenhum lugar de novo – essa é a garantia de replay. Para um "
+          "burst novo, execute de novo a célula de preparação (nova execução) ou mude `workshop`.",
+    "es": "Todas las respuestas de esta ráfaga fueron repeticiones: esos requestIds ya estaban decididos, así que el "
+          "objeto devolvió cada primera decisión sin gastar ninguna plaza otra vez; esa es la garantía de replay. "
+          "Para una ráfaga nueva, vuelva a ejecutar la celda de preparación (nueva ejecución) o cambie `workshop`.",
+    "en": "Every answer of this burst was a replay: these requestIds were already decided, so the object returned "
+          "each first decision again and spent no seat – that is the replay guarantee. For a fresh burst, re-run the "
+          "setup cell (a new run) or change `workshop`.",
+}

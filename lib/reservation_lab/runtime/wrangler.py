@@ -17,10 +17,13 @@ from reservation_lab.runtime.processes import kill_process_group
 from reservation_lab.runtime.redact import redact, strip_ansi
 from reservation_lab.runtime.toolchain import find_toolchain
 
-QUIET_ENV = {
+OFFLINE_ENV = {  # nothing leaves the machine on wrangler's own initiative (also in the course's terminals)
     "WRANGLER_SEND_METRICS": "false",
     "DO_NOT_TRACK": "1",
     "CLOUDFLARE_CF_FETCH_ENABLED": "false",
+}
+QUIET_ENV = {  # ... and for the helpers: plain, non-interactive output
+    **OFFLINE_ENV,
     "WRANGLER_HIDE_BANNER": "true",
     "NO_COLOR": "1",
     "FORCE_COLOR": "0",

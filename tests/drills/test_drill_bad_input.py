@@ -65,7 +65,7 @@ def test_openapi_matches_the_worker_source() -> None:
 
 
 def test_the_table_is_the_test_table_and_the_oracle_agrees(contract: Contract) -> None:
-    from .test_bad_input import CASES as TEST_CASES  # a sibling module: tests/ is a package
+    from tests.worker.test_bad_input import CASES as TEST_CASES
 
     assert TEST_CASES is CASES  # one source: the runtime test sends the drill's table, not a copy of it
     for case in CASES:

@@ -13,9 +13,7 @@ from hypothesis import strategies as st
 from reservation_lab.domain.burst import Attempt, Decision
 from reservation_lab.domain.checker import CheckResult, Step, check_history, explain
 from reservation_lab.errors import LabError
-
-CAPACITY = 4
-
+from tests.support import CAPACITY, acc, body, rej, status
 
 # --- a serial model of the Durable Object -------------------------------------------------------------------------
 
@@ -46,29 +44,6 @@ def replay_steps(result: CheckResult, capacity: int, start: int) -> dict[str, tu
     """Feed the checker's order back through the model and return each request's decision."""
     answers, _ = serial_run(capacity, start, [(step.request_id, step.seats) for step in result.steps])
     return first_decisions(answers)
-
-
-def status(reserved: int, accepted: int = 0, rejected: int = 0, capacity: int = CAPACITY,
-           seats: int | None = None) -> dict[str, int]:
-    return {"capacity": capacity, "reserved": reserved, "acceptedRequests": accepted, "rejectedRequests": rejected,
-            "acceptedSeats": reserved if seats is None else seats}
-
-
-def body(request_id: str, status_: str | None, reserved: int | None = None, seats: int = 1,
-         replayed: bool = False, capacity: int = CAPACITY) -> dict[str, Any]:
-    """A response body; status None makes an undecided response (no status)."""
-    if status_ is None:
-        return {"requestId": request_id, "seats": seats, "error": "transport"}
-    return {"workshop": "lab", "requestId": request_id, "seats": seats, "status": status_, "capacity": capacity,
-            "reserved": reserved, "replayed": replayed}
-
-
-def acc(request_id: str, reserved: int, seats: int = 1, **kw: Any) -> dict[str, Any]:
-    return body(request_id, "accepted", reserved, seats, **kw)
-
-
-def rej(request_id: str, reserved: int, seats: int = 1, **kw: Any) -> dict[str, Any]:
-    return body(request_id, "rejected", reserved, seats, **kw)
 
 
 def as_decision(answer: dict[str, Any]) -> Decision:

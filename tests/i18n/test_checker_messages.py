@@ -14,7 +14,7 @@ from reservation_lab.domain.burst import Decision
 from reservation_lab.domain.checker import CheckResult, check_history, describe, explain
 from reservation_lab.domain.checker import explanation as checker  # the module whose describe() explain() uses
 from reservation_lab.i18n.checker_messages import CATALOG, LANGUAGES, Message
-from tests.test_checker import acc, body, rej, status  # the same hand-made histories
+from tests.support import acc, body, rej, status
 
 OTHERS = [language for language in LANGUAGES if language != "en"]
 

@@ -8,12 +8,12 @@ import os
 from pathlib import Path
 
 import pytest
-from tests.conftest import lab_processes
 
 from reservation_lab.drills import crash
 from reservation_lab.drills.crash import CrashReport, add_arguments, run_crash_drill
 from reservation_lab.errors import LabError
 from reservation_lab.runtime.processes import group_members
+from tests.support import lab_processes
 
 
 def _pgid(line: str) -> int | None:
