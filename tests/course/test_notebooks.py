@@ -118,12 +118,12 @@ def test_exactly_one_parameters_cell_of_plain_literals() -> None:
 def test_invariant_cells_are_checked_by_nbval() -> None:
     checked = {c.id for c in load("de").cells if notebooks.CHECK_TAG in c.metadata.get("tags", [])}
     assert {"burst-summary", "burst-status", "restart-status", "replay", "after-restart", "final-status",
-            "stop-server", "cloud-burst", "report"} <= checked
+            "stop-server", "cloud-deploy", "report"} <= checked
     outputs = {c.id: "".join(o.get("text", "") for o in c.outputs) for c in load("de").cells if c.cell_type == "code"}
     assert '"accepted": 4' in outputs["burst-summary"] and '"rejected": 6' in outputs["burst-summary"]
     assert '"rejectedRequests": 7' in outputs["final-status"]
     assert '"replayed": true' in outputs["replay"]
-    assert "cloud = False" in outputs["cloud-burst"]
+    assert "cloud = False" in outputs["cloud-deploy"]
 
 
 def test_committed_outputs_hold_no_secrets_or_local_paths() -> None:
@@ -144,7 +144,8 @@ def test_nbval_catches_a_changed_invariant(tmp_path: Path) -> None:
     version_cell = next(c for c in nb.cells if c.id == "wrangler-version")
     good = tmp_path / "good.ipynb"
     nbformat.write(nb, good)
-    version_cell.outputs[0]["text"] = version_cell.outputs[0]["text"].replace(pinned_wrangler_version(), "4.999.0")
+    shown = next(o for o in version_cell.outputs if o.get("text", "").startswith("wrangler "))
+    shown["text"] = shown["text"].replace(pinned_wrangler_version(), "4.999.0")
     bad = tmp_path / "bad.ipynb"
     nbformat.write(nb, bad)
 
