@@ -8,8 +8,10 @@ Worker's node tests (`reservation_lab.runtime.nodetests.run_node_tests`) and `wr
 (`reservation_lab.runtime.wrangler.dry_run`). The race cell starts two more servers (the naive and the atomic
 Worker), so a second ratio counts those too (two more measured starts). The notebook is
 `reservation_lab.course.papermill_run.run_course(language, log_output=False)` with papermill into a temporary folder:
-kernel start, imports, every cell. Prints each time and the ratio notebook/floor; `--quick` measures only
-the floor (a few seconds) and prints the dev servers' share of it.
+kernel start, imports, every cell. The same notebook without its Experiments part (every cell whose id starts
+with `experiment` or `md-experiment`) runs too, so the experiments' share is a ratio of two runs measured here.
+Prints each time and the ratios; `--quick` measures only the floor (a few seconds) and prints the dev servers'
+share of it.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ import argparse
 import tempfile
 from pathlib import Path
 
+import nbformat
 from common import cold_start_stop, load_line, machine_line, print_ratio, timed
 
+from reservation_lab.course.builder import notebook_path
 from reservation_lab.course.papermill_run import run_course
 from reservation_lab.domain.config import create_run_folder, write_wrangler_config
 from reservation_lab.runtime.nodetests import run_node_tests
@@ -45,6 +49,28 @@ def floor() -> dict[str, float]:
     return parts
 
 
+def without_experiments(language: str, folder: Path) -> Path:
+    """A copy of the language's notebook without the Experiments part."""
+    nb = nbformat.read(notebook_path(language), as_version=4)
+    nb.cells = [cell for cell in nb.cells if not cell.get("id", "").startswith(("experiment", "md-experiment"))]
+    path = folder / f"no-experiments.{language}.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def notebook_seconds(language: str, notebook: Path | None = None) -> float:
+    """One papermill run of the notebook (or of `notebook`) in a temporary folder; nothing may be left running."""
+    with tempfile.TemporaryDirectory(prefix="bench-course-") as tmp:
+        seconds, report = timed(lambda: run_course(language=language, workdir=Path(tmp) / "run", log_output=False,
+                                                   notebook=notebook))
+        left = processes_mentioning(tmp)
+    if left:
+        raise SystemExit(f"the notebook left processes running: {left}")
+    print(f"notebook ({language}, local mode{'' if notebook is None else ', without experiments'}): "
+          f"{seconds:.2f} s  {report.get('summary', '')}")
+    return seconds
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="measure only the floor, skip the notebook")
@@ -58,19 +84,16 @@ def main(argv: list[str] | None = None) -> None:
     starts = parts["dev server 1"] + parts["dev server 2"]
     print(f"  floor total: {floor_total:.2f} s")
     if not args.quick:
-        with tempfile.TemporaryDirectory(prefix="bench-course-") as tmp:
-            seconds, report = timed(lambda: run_course(language=args.language, workdir=tmp, log_output=False))
-            left = processes_mentioning(tmp)
-        if left:
-            raise SystemExit(f"the notebook left processes running: {left}")
-        summary = report.get("summary") or report.get("burst", {}).get("summary") or ""
-        print(f"notebook ({args.language}, local mode): {seconds:.2f} s  {summary}")
+        seconds = notebook_seconds(args.language)
+        with tempfile.TemporaryDirectory(prefix="bench-course-copy-") as tmp:
+            without = notebook_seconds(args.language, without_experiments(args.language, Path(tmp)))
     print(load_line("after"))
     print_ratio("dev-server starts/floor", starts, floor_total, " s")
     if not args.quick:
         print_ratio(f"notebook/floor ({args.language})", seconds, floor_total, " s")
         print_ratio("notebook minus floor/floor", seconds - floor_total, floor_total, " s")
         print_ratio(f"notebook/floor with the race's 2 starts ({args.language})", seconds, floor_total + starts, " s")
+        print_ratio(f"notebook with/without the experiments ({args.language})", seconds, without, " s")
 
 
 if __name__ == "__main__":

@@ -91,14 +91,21 @@ def test_create_run_folder_refuses_a_bad_name_before_writing(tmp_path: Path) -> 
 
 
 def test_create_run_folder_copies_the_worker_source(run: RunFolder, tmp_path: Path) -> None:
-    """src/index.js and src/validation.js are byte-identical copies; logs/ exists; the name is lab-shaped."""
+    """The Worker source and its node tests are byte-identical copies (the node tests import cleanup.js too, so
+    it is there from the start; only the cleanup config names it as main); logs/ exists; the name is lab-shaped;
+    node_modules points at the pinned wrangler, so `npx wrangler` in the folder never downloads one."""
     assert run.root == (tmp_path / "run").resolve()
     assert NAME_SHAPE.fullmatch(run.name)
-    for file in ("index.js", "front.js", "validation.js"):
+    for file in ("index.js", "front.js", "validation.js", "cleanup.js"):
         copy = run.root / "src" / file
         assert copy.read_bytes() == (WORKER_SRC / file).read_bytes()
+    for file in ("cloudflare-loader.mjs", "do-harness.mjs", "worker.test.mjs"):
+        assert (run.root / "test" / file).read_bytes() == (WORKER_SRC.parent / "test" / file).read_bytes()
+    assert json.loads((run.root / "package.json").read_text())["type"] == "module"
+    assert (run.root / "node_modules").resolve() == (WORKER_SRC.parent / "node_modules").resolve()
+    assert (run.root / "node_modules" / ".bin" / "wrangler").exists()
     assert run.logs_dir.is_dir()
-    assert not (run.root / "src" / "cleanup.js").exists(), "cleanup.js belongs to the cleanup config only"
+    assert wrangler_config(run.name)["main"] == "src/index.js"
 
 
 def test_run_folder_paths_stay_inside_the_root(run: RunFolder) -> None:

@@ -137,3 +137,46 @@ def test_six_dev_servers_started_at_once(tmp_path: Path) -> None:
         for server in servers:
             server.stop()
     assert all(group_members(server.pgid) == [] for server in servers)
+
+
+def test_an_impostor_answering_health_on_the_stolen_port_is_not_taken_for_ours(run_folder: RunFolder,
+                                                                                monkeypatch) -> None:
+    """Another process that takes the picked port and answers /health (as another lab run would) is not mistaken
+    for our server: ours fails to bind, and the start moves to a fresh port."""
+    import http.server
+    import threading
+
+    class Health(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the http.server API
+            body = b'{"status":"ok"}'
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    impostors: list[http.server.ThreadingHTTPServer] = []
+
+    def pick() -> int:
+        port = free_port()
+        if not impostors:
+            impostor = http.server.ThreadingHTTPServer((LOOPBACK, port), Health)
+            threading.Thread(target=impostor.serve_forever, daemon=True).start()
+            impostors.append(impostor)
+        return port
+
+    monkeypatch.setattr(devserver, "free_port", pick)
+    try:
+        server = start_dev_server(run_folder)
+        stolen = impostors[0].server_address[1]
+        assert server.port != stolen and server.port_tries == 2
+        status = httpx.get(f"{server.base_url}/workshops/w/status", trust_env=False).json()
+        assert status["capacity"] == 4, "the server found is the lab's Worker, not the impostor"
+        assert_healthy_then_stop(server)
+    finally:
+        for impostor in impostors:
+            impostor.shutdown()
+            impostor.server_close()

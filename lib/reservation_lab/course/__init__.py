@@ -19,6 +19,7 @@ from reservation_lab.course.display import (
     skip_cloud,
     write_report,
 )
+from reservation_lab.course.experiments import experiment, stop_experiments
 from reservation_lab.course.friendly import friendly_errors, friendly_traceback, lab_names
 from reservation_lab.course.session import prepare_run, start_server, wrangler_version
 from reservation_lab.domain.burst import send_burst
@@ -39,6 +40,8 @@ __all__ = [
     "check_equal", "check_burst", "expected_summary", "durable_view", "totals_after", "check_history", "explain",
     # the race prelude
     "race_naive_and_atomic", "show_race", "plot_race",
+    # experiments: one change to the Worker, run for real, judged by the checker
+    "experiment", "stop_experiments",
     # the cloud (steps 5-7)
     "login", "whoami", "deploy", "wait_until_ready", "verify", "delete_worker", "logout",
     # what the cells show

@@ -29,12 +29,13 @@ def run_course(
     language: str = DEFAULTS["language"],
     workdir: str | Path | None = None,
     log_output: bool = True,
+    notebook: str | Path | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Run notebooks/<language>/ top to bottom; return the report the notebook wrote (with `language`, `notebook`).
 
     `overrides` are notebook parameters (cloud, account_name, workshop, burst_size, port); the rest keep the
-    defaults of course.parameters.
+    defaults of course.parameters. `notebook` runs another copy of it (e.g. one with an edited cell) instead.
     """
     unknown = sorted(set(overrides) - set(DEFAULTS))
     if unknown:
@@ -54,10 +55,11 @@ def run_course(
     root = Path(workdir).expanduser().resolve() if workdir else RUNS_DIR / new_run_name()
     root.mkdir(parents=True, exist_ok=True)
     output = root / f"concurrent-reservations.{language}.ipynb"
+    source = Path(notebook) if notebook else notebook_path(language)
     parameters = {**DEFAULTS, **overrides, "workdir": str(root), "language": language}
     try:
         papermill.execute_notebook(
-            str(notebook_path(language)), str(output), parameters=parameters, kernel_name=ensure_kernel(),
+            str(source), str(output), parameters=parameters, kernel_name=ensure_kernel(),
             log_output=log_output, progress_bar=False, cwd=str(notebook_path(language).parent),
         )
     except papermill.PapermillExecutionError as exc:

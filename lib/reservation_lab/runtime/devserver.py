@@ -242,9 +242,17 @@ def _healthy(server: DevServer, client: httpx.Client) -> bool:
         )
     try:
         response = client.get(f"{server.base_url}/health")
-        return response.status_code == 200 and response.json() == {"status": "ok"}
+        answered = response.status_code == 200 and response.json() == {"status": "ok"}
     except (httpx.TransportError, ValueError):
         return False
+    # Only our own server counts: another process that took the port after it was picked answers /health too,
+    # while our wrangler dev is still on its way to "Address already in use". Ours says it is ready on the port.
+    return answered and ready_line(server.port) in server.log_text(since_start=True)
+
+
+def ready_line(port: int) -> str:
+    """What wrangler dev logs once it serves on the port (`[wrangler:info] Ready on http://127.0.0.1:P`)."""
+    return f"Ready on http://{LOOPBACK}:{port}"
 
 
 @atexit.register

@@ -1,0 +1,41 @@
+"""The experiments part of the notebook: one bench (one dev server) per run, a verdict per experiment."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from reservation_lab.course.language import current_language
+from reservation_lab.domain.checker import explain
+from reservation_lab.domain.config import RunFolder
+from reservation_lab.race.experiments import Bench, Outcome, durable, run_experiment
+from reservation_lab.runtime.ports import port_is_free
+
+_BENCHES: dict[Path, Bench] = {}
+
+
+async def experiment(
+    run: RunFolder,
+    name: str,
+    edits: Mapping[str, str],
+    burst_size: int,
+    restart: bool = False,
+    repeat: bool = False,
+) -> Outcome:
+    """Run one experiment of the notebook and show its verdict, the durable totals and the checker's words."""
+    bench = _BENCHES.get(run.root) or _BENCHES.setdefault(run.root, Bench(run))
+    outcome = await run_experiment(bench, name, edits, burst_size, restart=restart, repeat=repeat)
+    print(json.dumps(outcome.verdict(), indent=2))
+    print(json.dumps(durable(outcome), indent=2))
+    print(explain(outcome.history, language=current_language()))
+    return outcome
+
+
+def stop_experiments(run: RunFolder) -> dict[str, object]:
+    """Stop the experiments' dev server; say whether any process or the port is left."""
+    bench = _BENCHES.pop(run.root, None)
+    if bench is None or bench.server is None:
+        return {"processesLeft": 0, "portFree": True}
+    bench.close()
+    return {"processesLeft": len(bench.server.processes()), "portFree": port_is_free(bench.server.port)}

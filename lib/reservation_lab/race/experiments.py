@@ -1,0 +1,150 @@
+"""Experiments: change one thing in the learner's `src/index.js`, run a burst on the real runtime, get a verdict.
+
+One `wrangler dev` serves every experiment of a run, from `<run>/experiments/` (its own SQLite state). A variant
+is the run's own index.js with a few exact text replacements; writing it makes wrangler dev reload (about 0.7 s
+here), and each experiment uses a workshop of its own, so each starts from a fresh object and fresh tables.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from reservation_lab.domain.burst import Decision, request_ids, send_burst
+from reservation_lab.domain.checker import CheckResult, check_history
+from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
+from reservation_lab.domain.invariants import durable_view
+from reservation_lab.errors import DevServerError, LabError
+from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.runtime.waiting import wait_until
+
+RELOADED = "Local server updated and ready"
+BURST_ATTEMPTS = 2  # an experiment's 500s are its result; one retry shows that a replay does not mend them
+
+
+@dataclass
+class Outcome:
+    """What one experiment showed: the answers, the durable status, and the checker's verdict."""
+
+    name: str
+    decisions: list[Decision]
+    before: dict[str, Any]
+    after: dict[str, Any]
+    history: CheckResult
+    after_restart: dict[str, Any] | None = None
+    repeated: list[Decision] = field(default_factory=list)
+
+    @property
+    def problem_keys(self) -> list[str]:
+        """The kinds of contradiction the checker found (e.g. overbooking, same_reserved), each once."""
+        return sorted({message.key for message in self.history.problem_messages})
+
+    def verdict(self) -> dict[str, Any]:
+        """The experiment's facts, in a form a check cell compares exactly."""
+        answers = self.repeated or self.decisions
+        facts: dict[str, Any] = {
+            "accepted": sum(d.status == "accepted" for d in self.decisions),
+            "rejected": sum(d.status == "rejected" for d in self.decisions),
+            "noDecision": sum(d.status not in ("accepted", "rejected") for d in self.decisions),
+            "reserved": (self.after_restart or self.after)["reserved"],
+            "serialOrder": self.history.ok,
+            "problems": self.problem_keys,
+        }
+        if self.repeated:
+            facts["replayed"] = sum(bool(d.body.get("replayed")) for d in answers)
+            facts["seatsSpentByRepeat"] = self.after["reserved"] - self.before["reserved"]
+        return facts
+
+
+def apply_edits(source: str, edits: Mapping[str, str]) -> str:
+    """`source` with each `old` text replaced by its `new` one; each old text must occur exactly once."""
+    for old, new in edits.items():
+        count = source.count(old)
+        if count != 1:
+            raise LabError(f"The experiment's text {old!r} occurs {count} times in src/index.js (expected once); "
+                           "copy it exactly from the index.js cell.")
+        source = source.replace(old, new)
+    return source
+
+
+class Bench:
+    """The experiments' own run folder and dev server (started on first use, stopped by close())."""
+
+    def __init__(self, run: RunFolder, port: int = 0) -> None:
+        self.run = run
+        self.port = port
+        self.folder = create_run_folder(run.root / "experiments", name=run.name)
+        for source in (run.root / "src").glob("*.js"):  # the learner's files, as the cells wrote them
+            shutil.copyfile(source, self.folder.root / "src" / source.name)
+        self.shipped = (self.folder.root / "src" / "index.js").read_text()
+        write_wrangler_config(self.folder)
+        self.server: DevServer | None = None
+
+    def serve(self, edits: Mapping[str, str]) -> DevServer:
+        """Serve the learner's index.js with `edits` applied (none: as shipped); wait for the reload."""
+        index = self.folder.root / "src" / "index.js"
+        variant = apply_edits(self.shipped, edits)
+        if self.server is None:
+            index.write_text(variant)
+            self.server = start_dev_server(self.folder, port=self.port, log_name="experiments.log")
+        elif index.read_text() != variant:
+            reloads = self.server.log_text().count(RELOADED)
+            index.write_text(variant)
+            if not wait_until(lambda: self.server.log_text().count(RELOADED) > reloads, 30, interval=0.05):
+                raise DevServerError(f"wrangler dev did not reload the changed src/index.js within 30 s; "
+                                     f"see {self.server.log_path}.")
+        return self.server
+
+    def restart(self) -> DevServer:
+        """Stop the experiments' server and start it again on the same state (the constructor runs again)."""
+        if self.server is not None:
+            self.server.stop()
+        self.server = start_dev_server(self.folder, port=self.port, log_name="experiments-restarted.log")
+        return self.server
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+
+
+async def run_experiment(
+    bench: Bench,
+    name: str,
+    edits: Mapping[str, str],
+    burst_size: int,
+    restart: bool = False,
+    repeat: bool = False,
+) -> Outcome:
+    """One experiment on workshop `exp-<name>`: serve the variant, burst, read the durable status.
+
+    `restart`: then restart the runtime and read the status again (the checker judges that status).
+    `repeat`: then send the same burst again, with the same requestIds.
+    """
+    workshop = f"exp-{name}"
+    server = bench.serve(edits)
+    ids = request_ids(burst_size, "request")
+    with LabClient(server.base_url) as client:
+        before = client.status(workshop)
+        decisions = await send_burst(server.base_url, workshop, ids=ids, max_attempts=BURST_ATTEMPTS)
+        after = client.status(workshop)
+    outcome = Outcome(name, decisions, before, after, check_history(decisions, before, after))
+    if restart:
+        server = bench.restart()
+        with LabClient(server.base_url) as client:
+            outcome.after_restart = client.status(workshop)
+        outcome.history = check_history(decisions, before, outcome.after_restart)
+    if repeat:
+        outcome.repeated = await send_burst(server.base_url, workshop, ids=ids, max_attempts=BURST_ATTEMPTS)
+        with LabClient(server.base_url) as client:
+            again = client.status(workshop)
+        outcome.history = check_history(outcome.repeated, after, again, prior=decisions)
+        outcome.before, outcome.after = after, again
+    return outcome
+
+
+def durable(outcome: Outcome) -> dict[str, int]:
+    """The durable totals the experiment ended with (after the restart, if there was one)."""
+    return durable_view(outcome.after_restart or outcome.after)
