@@ -24,6 +24,7 @@ from pathlib import Path
 import common
 import httpx
 
+from reservation_lab.domain.routes import status_path
 from reservation_lab.runtime.devserver import DevServer
 
 WORKSHOPS = 64
@@ -74,7 +75,7 @@ def decided(server: DevServer, tag: str) -> int:
     total = 0
     with httpx.Client(base_url=server.base_url, timeout=30.0, trust_env=False) as client:
         for i in range(WORKSHOPS):
-            body = client.get(f"/workshops/w{tag}-{i}/status").json()
+            body = client.get(status_path(f"w{tag}-{i}")).json()
             total += body["acceptedRequests"] + body["rejectedRequests"]
     return total
 

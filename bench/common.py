@@ -24,6 +24,7 @@ from typing import Any
 
 import httpx
 
+from reservation_lab.domain.routes import reservations_path, status_path
 from reservation_lab.domain.runs import temporary_server
 from reservation_lab.runtime.devserver import DevServer
 from reservation_lab.runtime.processes import group_members
@@ -226,7 +227,7 @@ def reservation_request(tag: str, workshops: int) -> Callable[[int], tuple[str, 
     """Request i → POST a 1-seat reservation with a unique requestId to one of `workshops` workshops."""
 
     def make(i: int) -> tuple[str, str, dict | None]:
-        return "POST", f"/workshops/w{tag}-{i % workshops}/reservations", {"requestId": f"r{tag}-{i}", "seats": 1}
+        return "POST", reservations_path(f"w{tag}-{i % workshops}"), {"requestId": f"r{tag}-{i}", "seats": 1}
 
     return make
 
@@ -267,7 +268,7 @@ def touch_workshops(base_url: str, tag: str, workshops: int) -> None:
     """Create the objects `reservation_request(tag, workshops)` will hit (GET status), so a measurement is steady."""
     with httpx.Client(base_url=base_url, timeout=30.0, trust_env=False) as client:
         for i in range(workshops):
-            client.get(f"/workshops/w{tag}-{i}/status").raise_for_status()
+            client.get(status_path(f"w{tag}-{i}")).raise_for_status()
 
 
 def warm_up(base_url: str, make: Callable[[int], tuple], count: int = 20) -> None:

@@ -21,6 +21,7 @@ from reservation_lab.cloud.verify import MODES, Verdict, VerificationFailed, ver
 from reservation_lab.domain.config import CLASS_NAME, RunFolder, check_run_name
 from reservation_lab.domain.invariants import CAPACITY
 from reservation_lab.domain.model import BURST_SIZE
+from reservation_lab.domain.routes import status_path
 from reservation_lab.errors import LabError, WranglerError
 from reservation_lab.paths import REPO_ROOT
 from reservation_lab.runtime.commands import announce, relative_args, shown_folder, wrangler_words
@@ -252,7 +253,7 @@ def wait_until_ready(app_url: str, timeout: float = 30, settle: float = 5, clien
 
     While it waits, one progress line (updated in place) says how long and what it last saw.
     """
-    url = f"{app_url.rstrip('/')}/workshops/{workshop}/status"
+    url = app_url.rstrip("/") + status_path(workshop)
     http = client or httpx.Client(trust_env=False)
     echo = echo or sys.stdout
     started = time.monotonic()

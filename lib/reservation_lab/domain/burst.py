@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from reservation_lab.domain.routes import reservations_path
 from reservation_lab.errors import LabError
 
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
@@ -125,7 +126,7 @@ async def send_burst(
     if len(seat_list) != len(ids):
         raise LabError(f"{len(ids)} requests but {len(seat_list)} seat counts were given; pass one per request.")
     decisions = [Decision(request_id, n) for request_id, n in zip(ids, seat_list, strict=True)]
-    url = f"{base_url.rstrip('/')}/workshops/{workshop}/reservations"
+    url = base_url.rstrip("/") + reservations_path(workshop)
     limits = httpx.Limits(max_connections=len(ids), max_keepalive_connections=len(ids))
     barrier = asyncio.Barrier(len(ids))
     origin = time.perf_counter()

@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 
+from reservation_lab.domain.routes import reservations_path, status_path
 from reservation_lab.runtime.http import OwnsHttpClient
 
 
@@ -33,7 +34,7 @@ class LabClient(OwnsHttpClient):
 
     def status(self, workshop: str) -> dict[str, Any]:
         """The durable totals of a workshop; raises on anything but 200."""
-        reply = self._reply(self._http.get(f"/workshops/{workshop}/status"))
+        reply = self._reply(self._http.get(status_path(workshop)))
         if reply.status_code != 200:
             raise RuntimeError(f"status of {workshop!r} answered {reply.status_code}: {reply.body}")
         return reply.body
@@ -41,7 +42,7 @@ class LabClient(OwnsHttpClient):
     def reserve(self, workshop: str, request_id: str, seats: int = 1) -> Reply:
         """One reservation attempt; 201 accepted, 409 rejected, 4xx for bad input."""
         return self._reply(
-            self._http.post(f"/workshops/{workshop}/reservations", json={"requestId": request_id, "seats": seats})
+            self._http.post(reservations_path(workshop), json={"requestId": request_id, "seats": seats})
         )
 
     def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:

@@ -45,6 +45,7 @@ from reservation_lab.domain.invariants import (
     expected_summary,
     totals_after,
 )
+from reservation_lab.domain.routes import reservations_path
 from reservation_lab.drills.common import (
     DrillFolder,
     add_workdir_option,
@@ -224,7 +225,7 @@ async def _burst_and_kill(server: DevServer, ids: list[str], kill_after: int, re
     The kill runs inline in the coroutine that read that answer, so no other answer is processed in between.
     """
     decisions = [Decision(request_id, 1) for request_id in ids]
-    url = f"{server.base_url}/workshops/{WORKSHOP}/reservations"
+    url = server.base_url + reservations_path(WORKSHOP)
     barrier = asyncio.Barrier(len(ids))
     answered = finished = 0
     origin = 0.0

@@ -35,6 +35,7 @@ import httpx
 from reservation_lab.domain.burst import RETRY_STATUSES, Decision, doubling_backoff, reserve_with_retries
 from reservation_lab.domain.checker import check_history
 from reservation_lab.domain.invariants import answered_totals_problems
+from reservation_lab.domain.routes import reservations_path, status_path
 from reservation_lab.drills.common import (
     DrillFolder,
     add_progress_option,
@@ -261,7 +262,7 @@ async def _run_level(base_url: str, index: int, level: LevelReport, rng: random.
 async def _reserve(client: httpx.AsyncClient, workshop: str, decision: Decision, origin: float,
                    jitter: random.Random) -> None:
     """One requestId: try, and retry with the same requestId on a transport error or a 5xx (jittered backoff)."""
-    await reserve_with_retries(client, f"/workshops/{workshop}/reservations", decision, MAX_ATTEMPTS, origin,
+    await reserve_with_retries(client, reservations_path(workshop), decision, MAX_ATTEMPTS, origin,
                                backoff=lambda attempt: min(2.0, 0.05 * 2**attempt) * (0.5 + jitter.random()))
 
 
@@ -274,7 +275,7 @@ async def _statuses(client: httpx.AsyncClient, names: list[str]) -> dict[str, di
             problem = ""
             for attempt in range(1, MAX_ATTEMPTS + 1):
                 try:
-                    response = await client.get(f"/workshops/{name}/status")
+                    response = await client.get(status_path(name))
                 except httpx.TransportError as exc:
                     problem = type(exc).__name__
                 else:

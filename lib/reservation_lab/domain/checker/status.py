@@ -7,10 +7,9 @@ from typing import Any
 
 from reservation_lab.domain.checker.history import Record
 from reservation_lab.domain.checker.model import ANSWERS, DURABLE, Problems
+from reservation_lab.domain.model import STATUS_FIELDS
 from reservation_lab.errors import LabError
 from reservation_lab.i18n.checker_messages import plural
-
-STATUS_FIELDS = ("capacity", "reserved", "acceptedRequests", "rejectedRequests", "acceptedSeats")
 
 
 def starting_state(before: Mapping[str, Any], after: Mapping[str, Any] | None, problems: Problems) -> tuple[int, int]:
