@@ -52,7 +52,7 @@ FRIENDLY_PORT_BUSY = {
 }
 
 FRIENDLY_DEV_SERVER = {
-    "de": "Der lokale Server (wrangler dev) ist nicht bereit geworden; sein Protokoll im Run-Ordner zeigt, warum.",
+    "de": "Der lokale Server (wrangler dev) ist nicht bereit geworden; sein Protokoll im Durchlaufordner zeigt, warum.",
     "pt": "O servidor local (wrangler dev) não ficou pronto; o log dele na pasta da execução mostra o porquê.",
     "es": "El servidor local (wrangler dev) no llegó a estar listo; su registro en la carpeta de la ejecución "
           "muestra por qué.",
@@ -102,7 +102,7 @@ SERVER_READY = {
 
 # %%lab_file (course.files): after writing one of the lab's files into the run folder.
 FILE_WRITTEN = {
-    "de": "{path} geschrieben ({lines} Zeilen) im Lauf-Ordner {folder}",
+    "de": "{path} geschrieben ({lines} Zeilen) im Durchlaufordner {folder}",
     "pt": "{path} gravado ({lines} linhas) na pasta da execução {folder}",
     "es": "{path} escrito ({lines} líneas) en la carpeta de la ejecución {folder}",
     "en": "wrote {path} ({lines} lines) in the run folder {folder}",
@@ -112,7 +112,7 @@ FILE_WRITTEN = {
 FRIENDLY_REPLAYED_BURST = {
     "de": "Jede Antwort dieses Bursts war eine Wiederholung: Diese requestIds waren schon entschieden, also hat das "
           "Objekt jeweils die erste Entscheidung zurückgegeben und keinen Platz erneut vergeben – genau das ist die "
-          "Replay-Garantie. Für einen frischen Burst führen Sie die Setup-Zelle erneut aus (neuer Lauf) oder "
+          "Replay-Garantie. Für einen frischen Burst führen Sie die Setup-Zelle erneut aus (neuer Durchlauf) oder "
           "ändern Sie `workshop`.",
     "pt": "Todas as respostas deste burst foram repetições: esses requestIds já tinham sido decididos, então o objeto "
           "devolveu cada primeira decisão e não gastou nenhum lugar de novo – essa é a garantia de replay. Para um "
