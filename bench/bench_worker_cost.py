@@ -6,7 +6,7 @@ For each concurrency the same client (one asyncio loop, httpx, N requests in fli
 fixed time against one `wrangler dev`, first GET /health (the baseline: the Worker answers without a Durable
 Object), then POST one-seat reservations with distinct requestIds over 64 workshops (each one a Durable
 Object call with one SQLite transaction; the 64 objects are created before the clock starts). CPU is
-utime+stime from /proc/<pid>/stat of every process in the dev server's process group, before and after,
+user+system CPU time (psutil) of every process in the dev server's process group, before and after,
 split into workerd (the runtime) and node (wrangler's supervisor, which also writes every log line).
 wrangler 4 runs two workerd processes: the one listening on the dev server's port ("proxy": wrangler's
 proxy Worker, which forwards each request) and the other one ("worker": the lab's Worker and its Durable
@@ -30,9 +30,8 @@ def labels(server: DevServer, pids: list[int]) -> dict[int, str]:
     """workerd-proxy (the workerd bound to the dev server's port), workerd-worker (the other), node, or the name."""
     named = {}
     for pid in pids:
-        try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
-        except OSError:
+        argv = common.process_argv(pid)
+        if not argv:
             continue
         name = Path(argv[0]).name
         if name == "workerd":

@@ -19,10 +19,10 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 
 from reservation_lab.domain.routes import reservations_path, status_path
 from reservation_lab.domain.runs import temporary_server
@@ -97,11 +97,10 @@ def load_line(when: str) -> str:
 
 def machine_line() -> str:
     """nproc, memory, python, node and wrangler versions: the first line every bench prints."""
-    mem_kib = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
-                   if line.startswith("MemTotal:"))
+    memory = psutil.virtual_memory().total
     toolchain = find_toolchain()
     node = subprocess.run([str(toolchain.node), "--version"], capture_output=True, text=True, timeout=30)
-    return (f"machine: nproc {os.cpu_count()}, memory {mem_kib / 2**20:.1f} GiB, python {platform.python_version()}, "
+    return (f"machine: nproc {os.cpu_count()}, memory {memory / 2**30:.1f} GiB, python {platform.python_version()}, "
             f"node {node.stdout.strip()}, wrangler {toolchain.wrangler_version}")
 
 
@@ -115,23 +114,29 @@ class ProcessCpu:
     seconds: float  # utime + stime
 
 
-def process_role(pid: int) -> str:
+def process_argv(pid: int) -> list[str]:
+    """A live process's argv ([] when it is gone)."""
     try:
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
+        return psutil.Process(pid).cmdline()
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        return []
+
+
+def process_role(pid: int) -> str:
+    argv = process_argv(pid)
+    if not argv:
         return "gone"
-    name = os.path.basename(argv[0].decode(errors="replace")) if argv and argv[0] else "?"
+    name = os.path.basename(argv[0]) or "?"
     return "node" if name.startswith("node") else name
 
 
 def process_cpu(pid: int) -> float | None:
-    """utime + stime of one process in seconds, from /proc/<pid>/stat (None when it is gone)."""
+    """user + system CPU seconds of one process (None when it is gone)."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
+        times = psutil.Process(pid).cpu_times()
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
         return None
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return times.user + times.system
 
 
 def group_cpu(pgid: int) -> dict[int, ProcessCpu]:
@@ -154,10 +159,10 @@ def cpu_by_role(before: dict[int, ProcessCpu], after: dict[int, ProcessCpu]) -> 
 
 
 def machine_cpu() -> tuple[float, float]:
-    """(busy, steal) CPU seconds of the whole machine since boot, from /proc/stat (all cores)."""
-    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-    user, nice, system, idle, iowait, irq, softirq, steal = values
-    return (user + nice + system + irq + softirq) / CLOCK_TICKS, steal / CLOCK_TICKS
+    """(busy, steal) CPU seconds of the whole machine since boot (all cores; steal is 0 where not reported)."""
+    times = psutil.cpu_times()
+    busy = sum(getattr(times, name, 0.0) for name in ("user", "nice", "system", "irq", "softirq"))
+    return busy, getattr(times, "steal", 0.0)
 
 
 def own_cpu() -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -38,3 +39,14 @@ def test_ruff_reads_the_notebooks_and_would_flag_their_code(tmp_path) -> None:
     nbformat.write(nb, broken)
     result = ruff("check", "--no-cache", "--config", str(REPO_ROOT / "pyproject.toml"), str(broken))
     assert result.returncode != 0 and "F401" in result.stdout
+
+
+def test_no_module_reads_proc_directly() -> None:
+    """Process facts come from psutil (Linux, macOS, WSL alike); no module of lib/, bench/ or tests/ opens /proc."""
+    proc = "/" + "proc"
+    pattern = re.compile(rf"""["']{proc}(/|["'])""")
+    readers = [f"{path.relative_to(REPO_ROOT)}:{number}"
+               for folder in ("lib", "bench", "tests") for path in sorted((REPO_ROOT / folder).rglob("*.py"))
+               for number, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
+    assert readers == []
+    assert pattern.search('Path("' + proc + '/stat")') and pattern.search("'" + proc + "'")

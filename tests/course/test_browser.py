@@ -31,6 +31,7 @@ from reservation_lab.course.jupyter import jupyter_argv, terminal_env
 from reservation_lab.i18n import messages
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from reservation_lab.runtime.ports import LOOPBACK, free_port
+from reservation_lab.runtime.processes import environment_of
 from reservation_lab.runtime.toolchain import pinned_wrangler_version
 from tests.support import lab_processes
 
@@ -96,17 +97,7 @@ class Lab:
 
 def marked_lab_processes(token: str) -> list[str]:
     """lab_processes() (wrangler, workerd, watchdog of this checkout) that descend from this test's JupyterLab."""
-    marker = f"{MARK}={token}".encode()
-    left = []
-    for line in lab_processes():
-        pid = line.split(":", 1)[0]
-        try:
-            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if marker in environ:
-            left.append(line)
-    return left
+    return [line for line in lab_processes() if environment_of(int(line.split(":", 1)[0])).get(MARK) == token]
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import subprocess
@@ -17,7 +16,7 @@ from reservation_lab.domain.config import RunFolder
 from reservation_lab.errors import DevServerError, PortBusyError
 from reservation_lab.runtime.devserver import start_dev_server
 from reservation_lab.runtime.ports import LOOPBACK, port_is_free
-from reservation_lab.runtime.processes import group_members
+from reservation_lab.runtime.processes import group_members, is_gone
 
 
 def test_start_answers_health_and_stop_leaves_nothing(run_folder: RunFolder) -> None:
@@ -30,7 +29,7 @@ def test_start_answers_health_and_stop_leaves_nothing(run_folder: RunFolder) -> 
     finally:
         server.stop()
     assert server.processes() == []
-    assert all(not os.path.exists(f"/proc/{pid}") or _is_zombie(pid) for pid in members)
+    assert all(is_gone(pid) for pid in members)
     assert port_is_free(server.port)
     assert server.watchdog.poll() == 0
 
@@ -114,11 +113,3 @@ def test_watchdog_ends_the_group_when_the_parent_is_killed(run_folder: RunFolder
         if parent.poll() is None:
             parent.kill()
             parent.wait()
-
-
-def _is_zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return True

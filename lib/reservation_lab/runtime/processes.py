@@ -8,14 +8,15 @@ import signal
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+
+import psutil
 
 from reservation_lab.runtime.waiting import wait_until
 
 
 @dataclass(frozen=True)
 class ProcessInfo:
-    """One live process as /proc shows it."""
+    """One live process: its pid, process group, command line and working directory."""
 
     pid: int
     pgid: int
@@ -24,29 +25,41 @@ class ProcessInfo:
 
 
 def live_processes() -> Iterator[ProcessInfo]:
-    """Every live (non-zombie) process readable in /proc."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
+    """Every live (non-zombie) process this user may inspect (psutil: Linux, macOS and other POSIX systems)."""
+    for proc in psutil.process_iter(["cmdline", "status"]):
         try:
-            stat = (entry / "stat").read_text()
-            # Fields after the parenthesised command: state ppid pgrp ...
-            fields = stat[stat.rindex(")") + 2 :].split()
-            if fields[0] == "Z":
+            if proc.info["status"] == psutil.STATUS_ZOMBIE:
                 continue
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+            pgid = os.getpgid(proc.pid)
+            cmdline = " ".join(proc.info["cmdline"] or [])
             try:
-                cwd = str((entry / "cwd").resolve())
-            except OSError:
+                cwd = proc.cwd()
+            except (psutil.AccessDenied, psutil.ZombieProcess):
                 cwd = ""
-        except (OSError, ValueError, IndexError):
+        except (psutil.NoSuchProcess, psutil.AccessDenied, ProcessLookupError, PermissionError):
             continue
-        yield ProcessInfo(int(entry.name), int(fields[2]), cmdline, cwd)
+        yield ProcessInfo(proc.pid, pgid, cmdline, cwd)
 
 
 def group_members(pgid: int) -> list[int]:
-    """PIDs of live (non-zombie) processes in process group pgid, read from /proc."""
+    """PIDs of live (non-zombie) processes in process group pgid."""
     return [info.pid for info in live_processes() if info.pgid == pgid]
+
+
+def environment_of(pid: int) -> dict[str, str]:
+    """The environment of a live process ({} when it is gone or not ours to read)."""
+    try:
+        return psutil.Process(pid).environ()
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        return {}
+
+
+def is_gone(pid: int) -> bool:
+    """True when no live process has this pid (an unreaped zombie counts as gone)."""
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
 
 
 def processes_mentioning(text: str) -> list[ProcessInfo]:
