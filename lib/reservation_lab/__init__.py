@@ -12,6 +12,14 @@
 tests/test_layers.py enforces the order.
 """
 
+import sys
+
 from reservation_lab.errors import LabError
+
+WINDOWS_SENTENCE = (
+    "Native Windows is not supported: open this folder in WSL (Windows Subsystem for Linux) and run ./lab there."
+)
+if sys.platform == "win32":  # process groups, signals and the watchdog need a POSIX system (Linux, macOS, WSL)
+    raise ImportError(WINDOWS_SENTENCE)
 
 __all__ = ["LabError"]

@@ -1,0 +1,50 @@
+"""Binder / JupyterHub (repo2docker): postBuild in a fresh clone, then a notebook of that clone in its kernel.
+
+The clone is made from this checkout's committed HEAD; postBuild runs with this venv's tools on PATH (as
+repo2docker has the environment's), with npm offline (its cache holds the locked packages since ./lab setup),
+HOME in a temporary folder. The notebook then runs under papermill from an unrelated folder with the clone's
+package first on the path: paths resolve from the package, so it uses the clone's wrangler and Worker.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reservation_lab.course.kernel import KERNEL_NAME
+from reservation_lab.paths import REPO_ROOT
+
+pytestmark = pytest.mark.slow
+
+
+def test_postbuild_then_a_notebook_in_a_fresh_clone(tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(REPO_ROOT), str(clone)], check=True, timeout=120)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "npm_config_offline": "true",
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    built = subprocess.run([str(clone / "postBuild")], cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=600)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert (clone / "worker" / "node_modules" / "wrangler" / "package.json").exists()
+    assert KERNEL_NAME in built.stdout
+    assert 'default_url = "/lab/tree/notebooks"' in (home / ".jupyter" / "jupyter_server_config.py").read_text()
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    run = tmp_path / "run"
+    executed = tmp_path / "executed.ipynb"
+    result = subprocess.run(
+        [sys.executable, "-m", "papermill", str(clone / "notebooks" / "es" / "concurrent-reservations.ipynb"),
+         str(executed), "-k", KERNEL_NAME, "-p", "workdir", str(run), "--cwd", str(elsewhere)],
+        cwd=elsewhere, env={**env, "PYTHONPATH": str(clone / "lib")}, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    report = json.loads((run / "report.json").read_text())
+    assert report["summary"] == {"accepted": 4, "rejected": 6, "highestReserved": 4}
+    assert (run / "node_modules").resolve() == (clone / "worker" / "node_modules").resolve()
