@@ -49,9 +49,10 @@ def test_conda_env_pins_python_and_node(conda_env: dict[str, Any]) -> None:
 
 
 def test_conda_pip_section_matches_pyproject(conda_env: dict[str, Any], pyproject: dict[str, Any]) -> None:
-    """The pip section lists exactly the dependencies and the test extras of pyproject.toml, plus `-e .`."""
+    """The pip section lists exactly the runtime and drill dependencies of pyproject.toml, plus `-e .`
+    (the learner's environment; the test tools come from requirements.lock through ./lab test)."""
     project = pyproject["project"]
-    declared = project["dependencies"] + project["optional-dependencies"]["test"] + ["-e ."]
+    declared = project["dependencies"] + project["optional-dependencies"]["drills"] + ["-e ."]
     pip = _pip_section(conda_env)
     assert Counter(pip) == Counter(declared), (
         f"only in environment.yml: {sorted(set(pip) - set(declared))}; "
@@ -89,3 +90,47 @@ def test_package_lock_records_wrangler() -> None:
     assert lock["packages"][""]["devDependencies"]["wrangler"] == pin
     assert lock["packages"]["node_modules/wrangler"]["version"] == pin
     assert lock["packages"]["node_modules/wrangler"]["integrity"].startswith("sha512-")
+
+
+def test_the_lock_is_in_step_with_pyproject_and_pins_every_declared_range(pyproject: dict[str, Any]) -> None:
+    """requirements.lock records the digest of today's ranges, and pins each declared package inside its range."""
+    from packaging.requirements import Requirement
+
+    from reservation_lab import lockfile
+
+    assert lockfile.in_step(), lockfile.OUT_OF_STEP
+    text = lockfile.LOCK.read_text()
+    pinned = {m["name"].lower().replace("_", "-"): m["version"]
+              for m in re.finditer(r"^(?P<name>[A-Za-z0-9._-]+)==(?P<version>[^ ;\\]+)", text, re.M)}
+    project = pyproject["project"]
+    declared = project["dependencies"] + [req for extra in project["optional-dependencies"].values() for req in extra]
+    for line in declared:
+        requirement = Requirement(line)
+        if requirement.name == "reservation-lab":
+            continue
+        name = requirement.name.lower().replace("_", "-")
+        assert name in pinned, f"{name} is declared but not locked"
+        assert requirement.specifier.contains(pinned[name], prereleases=True), f"{name}=={pinned[name]} vs {line}"
+    assert text.count("--hash=sha256:") >= len(pinned), "every pin carries hashes"
+
+
+def test_a_changed_range_puts_the_lock_out_of_step_with_one_sentence(tmp_path: Path, capsys) -> None:
+    from reservation_lab import lockfile
+
+    changed = tmp_path / "pyproject.toml"
+    changed.write_text(lockfile.PYPROJECT.read_text().replace('"httpx>=0.27"', '"httpx>=0.28"'))
+    assert not lockfile.in_step(pyproject=changed)
+    original = lockfile.PYPROJECT
+    try:
+        lockfile.PYPROJECT = changed
+        assert lockfile.main(["check"]) == 1
+    finally:
+        lockfile.PYPROJECT = original
+    err = capsys.readouterr().err.strip()
+    assert err == lockfile.OUT_OF_STEP and "\n" not in err
+
+
+def test_lab_installs_from_the_lock_with_hashes() -> None:
+    script = (REPO_ROOT / "lab").read_text()
+    assert '--require-hashes -r "$ROOT/requirements.lock"' in script
+    assert "--no-deps -e \"$ROOT\"" in script and "lockfile.py\" check" in script
