@@ -165,5 +165,5 @@ def test_waiting_shows_one_progress_line_and_a_new_run_stops_the_old_server(tmp_
     execute(nb, tmp_path, allow_errors=False, timeout=180)
     shown = [output for output in nb.cells[1].outputs if output.output_type == "display_data"]
     assert len(shown) == 1, nb.cells[1].outputs  # one line, updated in place while waiting
-    assert re.fullmatch(r"wrangler dev pronto após \d+\.\d s", shown[0].data["text/plain"])
+    assert re.fullmatch(r"wrangler dev pronto após \d+,\d s", shown[0].data["text/plain"])
     assert nb.cells[2].outputs[0].text == "True True True\n"

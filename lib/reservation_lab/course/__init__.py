@@ -12,6 +12,7 @@ from reservation_lab.course.display import (
     decision_of,
     plot_race,
     print_json,
+    say,
     show_config,
     show_decisions,
     show_race,
@@ -45,7 +46,7 @@ __all__ = [
     # the cloud (steps 5-7)
     "login", "whoami", "deploy", "wait_until_ready", "verify", "delete_worker", "logout",
     # what the cells show
-    "shown_path", "print_json", "skip_cloud", "show_config", "show_decisions", "decision_of",
+    "shown_path", "print_json", "say", "skip_cloud", "show_config", "show_decisions", "decision_of",
     "write_report",
     # errors in the learner's language
     "friendly_errors", "friendly_traceback", "lab_names",

@@ -11,7 +11,14 @@ from reservation_lab.course.language import current_language
 from reservation_lab.domain.burst import Decision
 from reservation_lab.domain.config import RunFolder, redacted
 from reservation_lab.domain.invariants import decision_table
-from reservation_lab.i18n.messages import FRIENDLY_REPLAYED_BURST, SKIPPED_LOGIN, SKIPPED_STEP, text
+from reservation_lab.i18n.messages import (
+    ATTEMPTS,
+    FRIENDLY_REPLAYED_BURST,
+    SKIPPED_LOGIN,
+    SKIPPED_STEP,
+    lines_by_key,
+    text,
+)
 from reservation_lab.paths import REPO_ROOT
 from reservation_lab.race.demo import Race
 from reservation_lab.race.plots import label, plot_bursts
@@ -51,7 +58,7 @@ def show_decisions(decisions: Iterable[Decision]) -> None:
     if decisions and all(d.body.get("replayed") for d in decisions):
         print(text(FRIENDLY_REPLAYED_BURST, current_language()))
     for row in decision_table(decisions):
-        retry = f"  ({row['attempts']} attempts)" if row["attempts"] > 1 else ""
+        retry = "  " + text(ATTEMPTS, current_language(), n=row["attempts"]) if row["attempts"] > 1 else ""
         print(f"{row['requestId']:<24} {row['http']}  {row['status']:<9} reserved={row['reserved']}{retry}")
 
 
@@ -89,3 +96,8 @@ def write_report(run: RunFolder, **data: Any) -> dict[str, Any]:
     report = {"run": run.name, **data}
     (run.root / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     return report
+
+
+def say(key: str, **values: Any) -> None:
+    """Print one of the course's lines (i18n.messages.lines_by_key) in the notebook's language."""
+    print(text(lines_by_key[key], current_language(), **values))

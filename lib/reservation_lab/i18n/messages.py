@@ -22,9 +22,19 @@ SKIPPED_LOGIN = {
 }
 
 
+DECIMAL_COMMA = frozenset({"de", "pt", "es"})
+
+
+def number(value: float, language: str, digits: int = 1) -> str:
+    """A decimal number as the language writes it: 1.3 in English, 1,3 in German, Portuguese and Spanish."""
+    shown = f"{value:.{digits}f}"
+    return shown.replace(".", ",") if language in DECIMAL_COMMA else shown
+
+
 def text(catalog: dict[str, str], language: str, **values: object) -> str:
-    """The catalog's sentence in `language` (English if the language is unknown)."""
-    return catalog.get(language, catalog["en"]).format(**values)
+    """The catalog's sentence in `language` (English if the language is unknown); floats in its number format."""
+    shown = {key: number(value, language) if isinstance(value, float) else value for key, value in values.items()}
+    return catalog.get(language, catalog["en"]).format(**shown)
 
 
 # Friendly errors (notebook.friendly_errors): one sentence, shown above the original message.
@@ -87,17 +97,17 @@ FRIENDLY_NAME = {
 
 # Progress of a long wait (notebook.start_server), one line updated in place.
 WAITING_FOR_SERVER = {
-    "de": "warte auf wrangler dev … {seconds:.1f} s",
-    "pt": "aguardando o wrangler dev … {seconds:.1f} s",
-    "es": "esperando a wrangler dev … {seconds:.1f} s",
-    "en": "waiting for wrangler dev … {seconds:.1f} s",
+    "de": "warte auf wrangler dev … {seconds} s",
+    "pt": "aguardando o wrangler dev … {seconds} s",
+    "es": "esperando a wrangler dev … {seconds} s",
+    "en": "waiting for wrangler dev … {seconds} s",
 }
 
 SERVER_READY = {
-    "de": "wrangler dev bereit nach {seconds:.1f} s",
-    "pt": "wrangler dev pronto após {seconds:.1f} s",
-    "es": "wrangler dev listo tras {seconds:.1f} s",
-    "en": "wrangler dev ready after {seconds:.1f} s",
+    "de": "wrangler dev bereit nach {seconds} s",
+    "pt": "wrangler dev pronto após {seconds} s",
+    "es": "wrangler dev listo tras {seconds} s",
+    "en": "wrangler dev ready after {seconds} s",
 }
 
 # %%lab_file (course.files): after writing one of the lab's files into the run folder.
@@ -124,3 +134,42 @@ FRIENDLY_REPLAYED_BURST = {
           "each first decision again and spent no seat – that is the replay guarantee. For a fresh burst, re-run the "
           "setup cell (a new run) or change `workshop`.",
 }
+
+# What the cells print about the run (course.display.say), one line each.
+RUN_FOLDER = {
+    "de": "Durchlaufordner: {path}",
+    "pt": "pasta da execução: {path}",
+    "es": "carpeta de la ejecución: {path}",
+    "en": "run folder: {path}",
+}
+
+NODE_TESTS = {
+    "de": "Node-Tests: {passed} bestanden, {failed} fehlgeschlagen",
+    "pt": "testes do Node: {passed} aprovados, {failed} com falha",
+    "es": "pruebas de Node: {passed} superadas, {failed} fallidas",
+    "en": "node tests: {passed} passed, {failed} failed",
+}
+
+DEV_SERVER_ON = {
+    "de": "wrangler dev läuft auf {url}",
+    "pt": "wrangler dev em execução em {url}",
+    "es": "wrangler dev en marcha en {url}",
+    "en": "wrangler dev on {url}",
+}
+
+RESTARTED = {
+    "de": "neu gestartet auf {url} mit demselben Zustandsordner {path}",
+    "pt": "reiniciado em {url} com a mesma pasta de estado {path}",
+    "es": "reiniciado en {url} con la misma carpeta de estado {path}",
+    "en": "restarted on {url} with the same state folder {path}",
+}
+
+ATTEMPTS = {
+    "de": "({n} Versuche)",
+    "pt": "({n} tentativas)",
+    "es": "({n} intentos)",
+    "en": "({n} attempts)",
+}
+
+lines_by_key = {"run_folder": RUN_FOLDER, "node_tests": NODE_TESTS, "dev_server_on": DEV_SERVER_ON,
+                "restarted": RESTARTED}
