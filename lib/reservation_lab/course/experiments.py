@@ -15,17 +15,11 @@ from reservation_lab.runtime.ports import port_is_free
 _BENCHES: dict[Path, Bench] = {}
 
 
-async def experiment(
-    run: RunFolder,
-    name: str,
-    edits: Mapping[str, str],
-    burst_size: int,
-    restart: bool = False,
-    repeat: bool = False,
-) -> Outcome:
-    """Run one experiment of the notebook and show its verdict, the durable totals and the checker's words."""
+async def experiment(run: RunFolder, name: str, edits: Mapping[str, str], burst_size: int, **options: bool) -> Outcome:
+    """Run one experiment of the notebook (options: race.experiments.run_experiment's `restart`, `repeat`) and
+    show its verdict, the durable totals and the checker's words."""
     bench = _BENCHES.get(run.root) or _BENCHES.setdefault(run.root, Bench(run))
-    outcome = await run_experiment(bench, name, edits, burst_size, restart=restart, repeat=repeat)
+    outcome = await run_experiment(bench, name, edits, burst_size, **options)
     print(json.dumps(outcome.verdict(), indent=2))
     print(json.dumps(durable(outcome), indent=2))
     print(explain(outcome.history, language=current_language()))
