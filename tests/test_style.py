@@ -89,4 +89,6 @@ def test_native_windows_gets_one_sentence(tmp_path) -> None:
     result = subprocess.run(["bash", str(REPO_ROOT / "lab"), "help"], capture_output=True, text=True, timeout=60,
                             env={"PATH": f"{fake}:/usr/bin:/bin", "HOME": str(tmp_path)})
     assert result.returncode == 2 and "use WSL" not in result.stdout
-    assert result.stderr.strip().count("\n") == 0 and "WSL" in result.stderr
+    from reservation_lab import WINDOWS_SENTENCE
+
+    assert result.stderr.strip() == f"[lab] {WINDOWS_SENTENCE}", "lab and the package say the same sentence"

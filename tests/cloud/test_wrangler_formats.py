@@ -79,3 +79,35 @@ def test_the_tombstone_deploys_deletion_line(bundle: str) -> None:
 def test_wrangler_deletes_success_line(bundle: str) -> None:
     """`wrangler delete` logs "Successfully deleted" and the script name (console-style: joined by a space)."""
     assert 'logger2.log("Successfully deleted", scriptName);' in bundle
+
+
+def test_dev_servers_ready_and_reload_lines(dev_server) -> None:
+    """start_dev_server waits for `Ready on http://127.0.0.1:<port>`, the experiments for the reload line."""
+    from reservation_lab.race.experiments import RELOADED
+    from reservation_lab.runtime.devserver import ready_line
+    from reservation_lab.runtime.waiting import wait_until
+
+    assert ready_line(dev_server.port) in dev_server.log_text()
+    index = dev_server.run.root / "src" / "index.js"
+    index.write_text(index.read_text() + "\n// touched\n")
+    assert wait_until(lambda: RELOADED in dev_server.log_text(), 30, interval=0.1), dev_server.log_text()[-800:]
+
+
+def test_the_token_command_is_never_offered_for_pasting(run_folder: RunFolder, tmp_path: Path, monkeypatch,
+                                                        capsys) -> None:
+    from reservation_lab.cloud import steps
+    from reservation_lab.errors import LabError
+    from reservation_lab.runtime.commands import show_commands
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
+    monkeypatch.delenv("CLOUDFLARE_API_TOKEN", raising=False)
+    show_commands(True)
+    try:
+        with pytest.raises(LabError):
+            steps.api_token(run_folder)
+        steps.whoami(run_folder)
+    finally:
+        show_commands(False)
+    out = capsys.readouterr().out
+    assert "$ npx wrangler whoami --json" in out and "auth token" not in out

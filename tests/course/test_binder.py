@@ -28,14 +28,18 @@ def test_postbuild_then_a_notebook_in_a_fresh_clone(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     npm_cache = str(Path.home() / ".npm")  # the cache that ./lab setup filled
-    env = {**os.environ, "HOME": str(home), "npm_config_offline": "true", "npm_config_cache": npm_cache,
+    prefix = tmp_path / "env"  # repo2docker's CONDA_PREFIX: where postBuild puts the server's config
+    env = {**os.environ, "HOME": str(home), "CONDA_PREFIX": str(prefix), "npm_config_offline": "true",
+           "npm_config_cache": npm_cache,
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     built = subprocess.run([str(clone / "postBuild")], cwd=tmp_path, env=env, capture_output=True, text=True,
                            timeout=600)
     assert built.returncode == 0, built.stdout + built.stderr
     assert (clone / "worker" / "node_modules" / "wrangler" / "package.json").exists()
     assert KERNEL_NAME in built.stdout
-    assert 'default_url = "/lab/tree/notebooks"' in (home / ".jupyter" / "jupyter_server_config.py").read_text()
+    config = json.loads((prefix / "etc/jupyter/jupyter_server_config.d/reservation-lab.json").read_text())
+    assert config["ServerApp"]["default_url"] == "/lab/tree/notebooks"
+    assert not (home / ".jupyter").exists(), "postBuild must not touch the user's own Jupyter config"
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

@@ -13,10 +13,20 @@ def placeholders(template: str) -> set[str]:
     return {field for _, field, _, _ in string.Formatter().parse(template) if field}
 
 
-def test_every_line_is_there_in_every_language_with_the_same_placeholders() -> None:
-    for key, catalog in messages.lines_by_key.items():
-        assert set(catalog) == set(messages.LANGUAGES), key
-        assert len({frozenset(placeholders(t)) for t in catalog.values()}) == 1, key
+def catalogs() -> dict[str, dict[str, str]]:
+    """Every sentence catalog of i18n.messages (the module-level dicts keyed by language)."""
+    found = {name: value for name, value in vars(messages).items()
+             if name.isupper() and isinstance(value, dict) and set(value) & set(messages.LANGUAGES)}
+    found.update({f"lines_by_key[{key}]": catalog for key, catalog in messages.lines_by_key.items()})
+    return found
+
+
+def test_every_catalog_is_there_in_every_language_with_the_same_placeholders() -> None:
+    found = catalogs()
+    assert {"SKIPPED_STEP", "FRIENDLY_REPLAYED_BURST", "SERVER_READY", "FILE_WRITTEN", "ATTEMPTS"} <= set(found)
+    for name, catalog in found.items():
+        assert set(catalog) == set(messages.LANGUAGES), name
+        assert len({frozenset(placeholders(t)) for t in catalog.values()}) == 1, name
 
 
 @pytest.mark.parametrize(("language", "shown"), [("de", "1,3"), ("pt", "1,3"), ("es", "1,3"), ("en", "1.3")])

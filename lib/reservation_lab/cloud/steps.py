@@ -133,12 +133,14 @@ def reports_deletion(printed: str) -> bool:
     return DELETED.search(strip_ansi(printed)) is not None
 
 
-def _capture(run: RunFolder, *args: str, timeout: float = 120) -> tuple[int, str, str]:
+def _capture(run: RunFolder, *args: str, timeout: float = 120, shown: bool = True) -> tuple[int, str, str]:
     """Run wrangler without echo and return (exit code, stdout, stderr) unredacted: never print them.
 
-    Only the command line is announced (it holds no secret).
+    Only the command line is announced (it holds no secret) unless `shown` is False: a command whose output is
+    a secret (`auth token`) is never offered for pasting.
     """
-    announce(run.root, wrangler_words(*args))
+    if shown:
+        announce(run.root, wrangler_words(*args))
     proc = subprocess.Popen(
         find_toolchain().wrangler_argv(*args), cwd=run.root, env=wrangler_env(run.logs_dir),
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
@@ -181,7 +183,7 @@ def api_token(run: RunFolder) -> str:
     token = token_from_env()
     if token:
         return token
-    code, out, err = _capture(run, "auth", "token", "--json")
+    code, out, err = _capture(run, "auth", "token", "--json", shown=False)
     if code != 0:
         raise LabError(f"{_failure('auth token --json', code, err)} Run the login cell first.")
     return parse_auth_token(out)

@@ -19,17 +19,14 @@ from reservation_lab.i18n.messages import (
     lines_by_key,
     text,
 )
-from reservation_lab.paths import REPO_ROOT
 from reservation_lab.race.demo import Race
 from reservation_lab.race.plots import label, plot_bursts
+from reservation_lab.runtime.commands import shown_folder
 
 
 def shown_path(path: Path) -> str:
-    """A path as shown in a notebook: relative to the repository when inside it."""
-    try:
-        return str(Path(path).resolve().relative_to(REPO_ROOT))
-    except ValueError:
-        return str(path)
+    """A path as shown in a notebook: relative to the repository when inside it (runtime.commands.shown_folder)."""
+    return shown_folder(path)
 
 
 def print_json(data: Any) -> None:

@@ -26,6 +26,13 @@ async def experiment(run: RunFolder, name: str, edits: Mapping[str, str], burst_
     return outcome
 
 
+def close_all() -> None:
+    """Stop every experiments server of this kernel (a new run starts with none)."""
+    while _BENCHES:
+        _, bench = _BENCHES.popitem()
+        bench.close()
+
+
 def stop_experiments(run: RunFolder) -> dict[str, object]:
     """Stop the experiments' dev server; say whether any process or the port is left."""
     bench = _BENCHES.pop(run.root, None)

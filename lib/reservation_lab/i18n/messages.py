@@ -122,17 +122,20 @@ FILE_WRITTEN = {
 FRIENDLY_REPLAYED_BURST = {
     "de": "Jede Antwort dieses Bursts war eine Wiederholung: Diese requestIds waren schon entschieden, also hat das "
           "Objekt jeweils die erste Entscheidung zurückgegeben und keinen Platz erneut vergeben – genau das ist die "
-          "Replay-Garantie. Für einen frischen Burst führen Sie die Setup-Zelle erneut aus (neuer Durchlauf) oder "
-          "ändern Sie `workshop`.",
+          "Replay-Garantie. Für einen frischen Burst setzen Sie in der Parameterzelle einen anderen `workshop` (ein "
+          "neues Objekt) und führen die Zellen ab Schritt 3 erneut aus; Ihr Durchlauf und seine Ressourcen bleiben.",
     "pt": "Todas as respostas deste burst foram repetições: esses requestIds já tinham sido decididos, então o objeto "
           "devolveu cada primeira decisão e não gastou nenhum lugar de novo – essa é a garantia de replay. Para um "
-          "burst novo, execute de novo a célula de preparação (nova execução) ou mude `workshop`.",
+          "burst novo, defina outro `workshop` na célula de parâmetros (um objeto novo) e execute de novo as células "
+          "a partir da etapa 3; a sua execução e os recursos dela continuam os mesmos.",
     "es": "Todas las respuestas de esta ráfaga fueron repeticiones: esos requestIds ya estaban decididos, así que el "
           "objeto devolvió cada primera decisión sin gastar ninguna plaza otra vez; esa es la garantía de replay. "
-          "Para una ráfaga nueva, vuelva a ejecutar la celda de preparación (nueva ejecución) o cambie `workshop`.",
+          "Para una ráfaga nueva, ponga otro `workshop` en la celda de parámetros (un objeto nuevo) y vuelva a "
+          "ejecutar las celdas desde el paso 3; su ejecución y sus recursos siguen siendo los mismos.",
     "en": "Every answer of this burst was a replay: these requestIds were already decided, so the object returned "
-          "each first decision again and spent no seat – that is the replay guarantee. For a fresh burst, re-run the "
-          "setup cell (a new run) or change `workshop`.",
+          "each first decision again and spent no seat – that is the replay guarantee. For a fresh burst, set another "
+          "`workshop` in the parameters cell (a new object) and run the cells from step 3 again; your run and its "
+          "resources stay the same.",
 }
 
 # What the cells print about the run (course.display.say), one line each.

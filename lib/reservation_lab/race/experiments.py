@@ -77,16 +77,26 @@ class Bench:
         self.run = run
         self.port = port
         self.folder = create_run_folder(run.root / "experiments", name=run.name)
-        for source in (run.root / "src").glob("*.js"):  # the learner's files, as the cells wrote them
-            shutil.copyfile(source, self.folder.root / "src" / source.name)
-        self.shipped = (self.folder.root / "src" / "index.js").read_text()
         write_wrangler_config(self.folder)
         self.server: DevServer | None = None
+        self.calls = 0
+
+    def next_workshop(self, name: str) -> str:
+        """A workshop no experiment of this run used yet: a fresh object with fresh tables, even on a re-run."""
+        self.calls += 1
+        return f"exp-{name}-{self.calls}"
+
+    def learners_files(self) -> str:
+        """Copy the run's Worker files (as the cells wrote them, with the learner's edits); return its index.js."""
+        for source in (self.run.root / "src").glob("*.js"):
+            if source.name != "index.js":
+                shutil.copyfile(source, self.folder.root / "src" / source.name)
+        return (self.run.root / "src" / "index.js").read_text()
 
     def serve(self, edits: Mapping[str, str]) -> DevServer:
         """Serve the learner's index.js with `edits` applied (none: as shipped); wait for the reload."""
         index = self.folder.root / "src" / "index.js"
-        variant = apply_edits(self.shipped, edits)
+        variant = apply_edits(self.learners_files(), edits)
         if self.server is None:
             index.write_text(variant)
             self.server = start_dev_server(self.folder, port=self.port, log_name="experiments.log")
@@ -118,12 +128,12 @@ async def run_experiment(
     restart: bool = False,
     repeat: bool = False,
 ) -> Outcome:
-    """One experiment on workshop `exp-<name>`: serve the variant, burst, read the durable status.
+    """One experiment on a fresh workshop `exp-<name>-<n>`: serve the variant, burst, read the durable status.
 
     `restart`: then restart the runtime and read the status again (the checker judges that status).
     `repeat`: then send the same burst again, with the same requestIds.
     """
-    workshop = f"exp-{name}"
+    workshop = bench.next_workshop(name)
     server = bench.serve(edits)
     ids = request_ids(burst_size, "request")
     with LabClient(server.base_url) as client:

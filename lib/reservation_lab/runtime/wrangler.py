@@ -28,6 +28,7 @@ QUIET_ENV = {  # ... and for the helpers: plain, non-interactive output
     "NO_COLOR": "1",
     "FORCE_COLOR": "0",
     "CI": "true",
+    "WRANGLER_LOG": "log",  # the default level: its "Ready on …" and reload lines are what the helpers wait for
 }
 
 
