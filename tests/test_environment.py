@@ -133,4 +133,5 @@ def test_a_changed_range_puts_the_lock_out_of_step_with_one_sentence(tmp_path: P
 def test_lab_installs_from_the_lock_with_hashes() -> None:
     script = (REPO_ROOT / "lab").read_text()
     assert '--require-hashes -r "$ROOT/requirements.lock"' in script
-    assert "--no-deps --no-build-isolation -e \"$ROOT\"" in script and "--upgrade pip" not in script and "lockfile.py\" check" in script
+    assert "--no-deps --no-build-isolation -e \"$ROOT\"" in script and "--upgrade pip" not in script
+    assert "lockfile.py\" check" in script

@@ -164,7 +164,7 @@ def test_api_token_from_wrangler_auth_token(run: RunFolder, monkeypatch: pytest.
     monkeypatch.delenv("CLOUDFLARE_API_TOKEN", raising=False)
     calls: list[tuple[str, ...]] = []
 
-    def capture(run: RunFolder, *args: str, timeout: float = 120) -> tuple[int, str, str]:
+    def capture(run: RunFolder, *args: str, timeout: float = 120, shown: bool = True) -> tuple[int, str, str]:
         calls.append(args)
         return 0, json.dumps({"type": "oauth", "token": TOKEN}, indent=2) + "\n", ""
 
