@@ -24,10 +24,11 @@ SUMMARY_KEYS = ("summary", "status_after_burst", "status_after_restart", "replay
 
 def _run(args: argparse.Namespace) -> int:
     from reservation_lab.course.papermill_run import run_course
+    from reservation_lab.course.parameters import DEFAULTS
 
     cloud = getattr(args, "cloud", False)
-    given = ("language", "workdir", "workshop", "burst_size", "port", "account_name")
-    options = {key: value for key, value in vars(args).items() if key in given and value is not None}
+    options = {key: value for key, value in vars(args).items()
+               if key in DEFAULTS and key != "cloud" and value is not None}
     report = run_course(cloud=cloud, **options)
     print(f"\nInvariant summary ({'cloud' if cloud else 'local'}, notebook {report['language']}):")
     print(json.dumps({key: report[key] for key in SUMMARY_KEYS}, indent=2))

@@ -33,6 +33,7 @@ from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from reservation_lab.runtime.ports import LOOPBACK, free_port
 from reservation_lab.runtime.processes import environment_of
 from reservation_lab.runtime.toolchain import pinned_wrangler_version
+from reservation_lab.runtime.waiting import wait_until
 from tests.support import lab_processes
 
 pytestmark = pytest.mark.browser
@@ -189,14 +190,10 @@ def menu(page: Any, top: str, item: str) -> None:
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(item)}$")).click()
 
 
-def wait_for(condition, timeout: float, what: str, interval: float = 0.5):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        result = condition()
-        if result:
-            return result
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+def wait_for(condition, timeout: float, what: str, interval: float = 0.5) -> None:
+    """runtime.waiting.wait_until, failing the test with what it waited for."""
+    if not wait_until(lambda: bool(condition()), timeout, interval=interval):
+        raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 def code_cell(page: Any, marker: str) -> Any:

@@ -10,7 +10,7 @@ from typing import Any
 from reservation_lab.course.language import current_language
 from reservation_lab.domain.burst import Decision
 from reservation_lab.domain.config import RunFolder, redacted
-from reservation_lab.domain.invariants import decision_table
+from reservation_lab.domain.invariants import all_replayed, decision_table
 from reservation_lab.i18n.messages import (
     ATTEMPTS,
     FRIENDLY_REPLAYED_BURST,
@@ -52,7 +52,7 @@ def show_decisions(decisions: Iterable[Decision]) -> None:
     When every answer was a replay (the burst cell ran a second time), says so first, in the notebook's language.
     """
     decisions = list(decisions)
-    if decisions and all(d.body.get("replayed") for d in decisions):
+    if all_replayed(decisions):
         print(text(FRIENDLY_REPLAYED_BURST, current_language()))
     for row in decision_table(decisions):
         retry = "  " + text(ATTEMPTS, current_language(), n=row["attempts"]) if row["attempts"] > 1 else ""

@@ -63,6 +63,12 @@ def fail(message: str) -> None:
     raise InvariantError(message)
 
 
+def all_replayed(decisions: Iterable[Decision]) -> bool:
+    """Every answer of a (non-empty) burst was a replay: its requestIds had all been decided before."""
+    decisions = list(decisions)
+    return bool(decisions) and all(d.body.get("replayed") for d in decisions)
+
+
 def check_burst(
     decisions: Iterable[Decision],
     before: Mapping[str, Any],
@@ -76,7 +82,7 @@ def check_burst(
     """
     decisions = list(decisions)
     capacity = after["capacity"]
-    if decisions and all(d.body.get("replayed") for d in decisions):
+    if all_replayed(decisions):
         raise BurstReplayed(f"All {len(decisions)} answers were replays of earlier decisions: these requestIds were "
                             "decided before, so no seat was spent again.")
     for d in decisions:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 HEALTH = "/health"
 
 
@@ -13,3 +15,12 @@ def reservations_path(workshop: str) -> str:
 def status_path(workshop: str) -> str:
     """GET the workshop's durable totals."""
     return f"/workshops/{workshop}/status"
+
+
+_FRESH = itertools.count(1)
+
+
+def fresh_workshop(prefix: str) -> str:
+    """`<prefix>-<n>`, a workshop this process has not used: a new object with new tables, so a re-run cell is
+    a fresh experiment, not a replay of the last one."""
+    return f"{prefix}-{next(_FRESH)}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,10 +10,9 @@ from reservation_lab.domain.burst import Decision, request_ids, send_burst
 from reservation_lab.domain.client import LabClient
 from reservation_lab.domain.config import RunFolder
 from reservation_lab.domain.model import BURST_SIZE
+from reservation_lab.domain.routes import fresh_workshop
 from reservation_lab.race.naive import start_naive_server
 from reservation_lab.runtime.devserver import start_dev_server
-
-_CALLS = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -70,10 +68,9 @@ async def race_naive_and_atomic(
     """Start both Workers, send the same burst to both at once, repeat (fresh workshop) until the naive one
     overbooks or loses an update or `max_bursts` is reached; both servers are stopped afterwards."""
     ids = request_ids(burst_size)
-    call = next(_CALLS)  # a re-run of the race cell uses fresh workshops (fresh objects), not replays
     with start_naive_server(run) as naive, start_dev_server(run, port=port, log_name="race.log") as atomic:
-        for attempt in range(1, max_bursts + 1):
-            name = f"{workshop}-{call}-{attempt}"
+        for attempt in range(1, max_bursts + 1):  # noqa: B007 - returned as the number of bursts it took
+            name = fresh_workshop(workshop)  # a re-run of the race cell gets fresh objects, not replays
             naive_run, atomic_run = await asyncio.gather(
                 _burst(naive.base_url, name, ids), _burst(atomic.base_url, name, ids)
             )

@@ -17,6 +17,7 @@ from reservation_lab.domain.checker import CheckResult, check_history
 from reservation_lab.domain.client import LabClient
 from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
 from reservation_lab.domain.invariants import durable_view
+from reservation_lab.domain.routes import fresh_workshop
 from reservation_lab.errors import DevServerError, LabError
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 from reservation_lab.runtime.waiting import wait_until
@@ -79,12 +80,6 @@ class Bench:
         self.folder = create_run_folder(run.root / "experiments", name=run.name)
         write_wrangler_config(self.folder)
         self.server: DevServer | None = None
-        self.calls = 0
-
-    def next_workshop(self, name: str) -> str:
-        """A workshop no experiment of this run used yet: a fresh object with fresh tables, even on a re-run."""
-        self.calls += 1
-        return f"exp-{name}-{self.calls}"
 
     def learners_files(self) -> str:
         """Copy the run's Worker files (as the cells wrote them, with the learner's edits); return its index.js."""
@@ -133,7 +128,7 @@ async def run_experiment(
     `restart`: then restart the runtime and read the status again (the checker judges that status).
     `repeat`: then send the same burst again, with the same requestIds.
     """
-    workshop = bench.next_workshop(name)
+    workshop = fresh_workshop(f"exp-{name}")
     server = bench.serve(edits)
     ids = request_ids(burst_size, "request")
     with LabClient(server.base_url) as client:
