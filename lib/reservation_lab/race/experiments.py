@@ -7,9 +7,11 @@ here), and each experiment uses a workshop of its own, so each starts from a fre
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from reservation_lab.domain.burst import Decision, request_ids, send_burst
@@ -18,11 +20,12 @@ from reservation_lab.domain.client import LabClient
 from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
 from reservation_lab.domain.invariants import durable_view
 from reservation_lab.domain.routes import fresh_workshop
-from reservation_lab.errors import DevServerError, LabError
+from reservation_lab.errors import LabError
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 from reservation_lab.runtime.waiting import wait_until
 
 RELOADED = "Local server updated and ready"
+RELOAD_WAIT = 10.0  # seconds to wait for wrangler dev's own reload before restarting it on the same state
 BURST_ATTEMPTS = 2  # an experiment's 500s are its result; one retry shows that a replay does not mend them
 
 
@@ -60,6 +63,13 @@ class Outcome:
         return facts
 
 
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` to a temporary file beside `path`, then rename it over `path` (readers see old or new)."""
+    temporary = path.with_name(f".{path.name}.writing")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
 def apply_edits(source: str, edits: Mapping[str, str]) -> str:
     """`source` with each `old` text replaced by its `new` one; each old text must occur exactly once."""
     for old, new in edits.items():
@@ -74,9 +84,11 @@ def apply_edits(source: str, edits: Mapping[str, str]) -> str:
 class Bench:
     """The experiments' own run folder and dev server (started on first use, stopped by close())."""
 
-    def __init__(self, run: RunFolder, port: int = 0) -> None:
+    def __init__(self, run: RunFolder, port: int = 0, reload_wait: float = RELOAD_WAIT) -> None:
         self.run = run
         self.port = port
+        self.reload_wait = reload_wait
+        self.restarts = 0  # how often wrangler dev missed a change and was restarted instead
         self.folder = create_run_folder(run.root / "experiments", name=run.name)
         write_wrangler_config(self.folder)
         self.server: DevServer | None = None
@@ -89,18 +101,24 @@ class Bench:
         return (self.run.root / "src" / "index.js").read_text()
 
     def serve(self, edits: Mapping[str, str]) -> DevServer:
-        """Serve the learner's index.js with `edits` applied (none: as shipped); wait for the reload."""
+        """Serve the learner's index.js with `edits` applied (none: as shipped).
+
+        A changed file is written atomically (a build never sees half of it) and wrangler dev reloads it; if no
+        reload is reported within `reload_wait` seconds (its file watcher polls and can miss or lag a change on
+        a busy machine), the server is restarted on the same state, which serves the file as it is now.
+        """
         index = self.folder.root / "src" / "index.js"
         variant = apply_edits(self.learners_files(), edits)
         if self.server is None:
-            index.write_text(variant)
+            write_atomically(index, variant)
             self.server = start_dev_server(self.folder, port=self.port, log_name="experiments.log")
         elif index.read_text() != variant:
-            reloads = self.server.log_text().count(RELOADED)
-            index.write_text(variant)
-            if not wait_until(lambda: self.server.log_text().count(RELOADED) > reloads, 30, interval=0.05):
-                raise DevServerError(f"wrangler dev did not reload the changed src/index.js within 30 s; "
-                                     f"see {self.server.log_path}.")
+            server = self.server
+            reloads = server.log_text().count(RELOADED)
+            write_atomically(index, variant)
+            if not wait_until(lambda: server.log_text().count(RELOADED) > reloads, self.reload_wait, interval=0.05):
+                self.restarts += 1
+                self.restart()
         return self.server
 
     def restart(self) -> DevServer:
