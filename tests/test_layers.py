@@ -9,8 +9,8 @@ from reservation_lab.paths import PACKAGE_DIR
 
 # Lowest first. A module may import its own subpackage and any lower layer, never a higher one or a sibling.
 LAYERS: list[set[str]] = [
-    {"errors", "paths", "lockfile"},
     {"i18n"},
+    {"errors", "paths", "lockfile"},
     {"runtime"},
     {"domain"},
     {"race", "cloud"},

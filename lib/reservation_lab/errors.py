@@ -1,8 +1,35 @@
-"""Errors a learner can cause, each saying what happened and what to do next."""
+"""Errors a learner can cause, each a catalog message: what happened and what to do next.
+
+An error carries its catalog key and values (`error.message`), so a notebook shows the whole message in the
+learner's language (`error.localized()`); `str(error)` is the English text, for logs, scripts and `%tb`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reservation_lab.i18n import REFERENCE, Message, describe
 
 
-class LabError(RuntimeError):
-    """Base class: the message is one sentence a learner can act on."""
+class Localized:
+    """A catalog message in an exception: English in str(), any language via localized()."""
+
+    message: Message
+
+    def _set_message(self, key: str | Message, values: dict[str, Any]) -> str:
+        self.message = key if isinstance(key, Message) else Message(key, values)
+        return describe(self.message, REFERENCE)
+
+    def localized(self, language: str | None = None) -> str:
+        """The whole message in `language` (default: the learner's)."""
+        return describe(self.message, language)
+
+
+class LabError(Localized, RuntimeError):
+    """Base class: one message a learner can act on. `LabError("errors.<name>", **values)`."""
+
+    def __init__(self, key: str | Message, **values: Any) -> None:
+        super().__init__(self._set_message(key, values))
 
 
 class ToolchainError(LabError):
@@ -21,8 +48,11 @@ class WranglerError(LabError):
     """A wrangler subcommand failed."""
 
 
-class InvariantError(AssertionError):
+class InvariantError(Localized, AssertionError):
     """A lab invariant does not hold; the message names which and how."""
+
+    def __init__(self, key: str | Message, **values: Any) -> None:
+        super().__init__(self._set_message(key, values))
 
 
 class BurstReplayed(InvariantError):

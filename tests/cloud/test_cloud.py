@@ -272,7 +272,7 @@ def test_delete_refuses_a_bad_run_name(tmp_path: Path, no_wrangler: None) -> Non
 
 
 def test_delete_refuses_a_cleanup_config_for_another_worker(run: RunFolder, no_wrangler: None) -> None:
-    with pytest.raises(LabError, match="write_cleanup_config"):
+    with pytest.raises(LabError, match="write it with its cell"):
         delete_worker(run)
     run.cleanup_config.write_text(json.dumps({"name": "labex-c10-o03-ffffffffffff", "main": "src/cleanup.js"}))
     with pytest.raises(LabError, match="refusing to touch it"):

@@ -26,6 +26,7 @@ from reservation_lab.cloud.verify import (
 from reservation_lab.domain.burst import send_burst_sync
 from reservation_lab.domain.client import LabClient
 from reservation_lab.domain.config import create_run_folder, write_wrangler_config
+from reservation_lab.i18n import Message
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 from reservation_lab.runtime.ports import port_is_free
 from reservation_lab.runtime.processes import group_members
@@ -282,11 +283,15 @@ def test_deleted_retries_while_the_deletion_propagates() -> None:
 # plumbing
 
 def test_a_check_that_breaks_unexpectedly_is_a_problem() -> None:
-    def broken() -> str:
+    def broken() -> Message:
         raise KeyError("capacity")
 
-    verdict = run_checks("deployed", [("ok", lambda: "fine"), ("broken", broken)])
-    assert verdict == Verdict("deployed", passed=False, problems=["broken: KeyError: 'capacity'"], checks=["fine"])
+    fine = Message("verify.worker_gone")
+    verdict = run_checks("deployed", [(Message("verify.label_worker"), lambda: fine),
+                                      (Message("verify.label_binding"), broken)])
+    assert verdict.passed is False and verdict.proved == [fine]
+    assert verdict.problems == ["binding: KeyError: 'capacity'"]
+    assert verdict.checks == ["the Worker is gone (settings lookup: not found, 10007)"]
     assert run_checks("deleted", []).passed
 
 
@@ -301,7 +306,7 @@ def test_command_exit_codes(tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: p
     write_wrangler_config(run, ACCOUNT)
 
     def fail(*args: Any, **kwargs: Any) -> None:
-        raise VerificationFailed("FAIL: deleted: Worker: the Worker still exists.")
+        raise VerificationFailed("verify.fail", mode="deleted", problems=[Message("verify.worker_exists")])
 
     monkeypatch.setattr(cloud, "verify", fail)
     assert main(["verify", "deleted", "--workdir", str(run.root), "--burst-size", "10"]) == 1

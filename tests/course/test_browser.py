@@ -28,7 +28,7 @@ import httpx
 import pytest
 
 from reservation_lab.course.jupyter import jupyter_argv, terminal_env
-from reservation_lab.i18n import messages
+from reservation_lab.i18n import message
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from reservation_lab.runtime.ports import LOOPBACK, free_port
 from reservation_lab.runtime.processes import environment_of
@@ -252,8 +252,8 @@ def test_a_learner_runs_all_cells_in_jupyterlab(language: str, lab: Lab, browser
         assert '"processesLeft": 0' in text
         assert '"naiveSerialOrder": false' in text and '"atomicSerialOrder": true' in text
         for step in (5, 6, 7):
-            assert messages.text(messages.SKIPPED_STEP, language, step=step) in text
-        ready = messages.SERVER_READY[language].split("{")[0]
+            assert message("lines.skipped_step", language, step=step) in text
+        ready = message("lines.server_ready", language, seconds=0.0).split("0")[0]
         assert text.count(ready) == 2, f"progress line {ready!r} not shown for both server starts"
         assert page.locator('.jp-OutputArea-output img[src^="data:image/png"]').count() >= 1, "race plot missing"
         prompts = code_prompts(page)

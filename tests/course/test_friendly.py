@@ -14,7 +14,7 @@ from nbclient.exceptions import CellExecutionError
 from reservation_lab.course import builder as notebooks
 from reservation_lab.course.friendly import friendly_traceback, lab_names
 from reservation_lab.errors import DevServerError, InvariantError, LabError, PortBusyError, ToolchainError
-from reservation_lab.i18n import messages
+from reservation_lab.i18n import message
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -48,9 +48,9 @@ def test_lab_errors_show_one_sentence_in_the_notebooks_language_and_still_fail(l
         SETUP.format(language=language),
         "from reservation_lab.errors import DevServerError\n"
         "print('before')\n"
-        "raise DevServerError('wrangler dev broke')",
+        "raise DevServerError('errors.server_no_health', seconds=60, log='logs/dev.log')",
         "print(server)",
-        "from reservation_lab.domain.invariants import check_equal\ncheck_equal('burst summary', 3, 4)",
+        "from reservation_lab.domain.invariants import check_equal\ncheck_equal('burst_summary', 3, 4)",
         "print(not_a_lab_name)",
         "print('still running')",
     )
@@ -59,16 +59,23 @@ def test_lab_errors_show_one_sentence_in_the_notebooks_language_and_still_fail(l
     assert errors_of(setup) == []
     assert last.outputs[0].text == "still running\n"
 
-    for cell, catalog, ename, evalue in (
-        (lab_error, messages.FRIENDLY_DEV_SERVER, "DevServerError", "wrangler dev broke"),
-        (name_error, messages.FRIENDLY_NAME, "NameError", "name 'server' is not defined"),
-        (invariant, messages.FRIENDLY_INVARIANT, "InvariantError", "burst summary: expected 4, got 3."),
+    dev_server = message("errors.server_no_health", language, seconds=60, log="logs/dev.log")
+    not_equal = message("invariants.not_equal", language, label=message("checks.burst_summary", language),
+                        expected=4, actual=3)
+    for cell, headline, ename, evalue, detail in (
+        (lab_error, "friendly.dev_server", "DevServerError",
+         "wrangler dev did not answer /health within 60 s; see logs/dev.log.", f"DevServerError: {dev_server}"),
+        (name_error, "friendly.name", "NameError", "name 'server' is not defined", None),
+        (invariant, "friendly.invariant", "InvariantError", "burst summary: expected 4, got 3.",
+         f"InvariantError: {not_equal}"),
     ):
         [error] = errors_of(cell)  # a real error output: Run All stops here, papermill and nbval fail
-        assert (error.ename, error.evalue) == (ename, evalue)
+        assert (error.ename, error.evalue) == (ename, evalue)  # English for papermill's report and logs
         shown = plain(error.traceback)
-        assert len(error.traceback) == 2 and "Traceback" not in shown and "File " not in shown, shown
-        assert shown == messages.text(catalog, language, name="server") + f"\n{ename}: {evalue}"
+        assert "Traceback" not in shown and "File " not in shown, shown
+        expected = [message(headline, language, name="server")] + ([detail] if detail else [])
+        assert shown.splitlines() == expected
+        assert evalue not in shown  # the learner reads the message in the notebook's language only
     assert lab_error.outputs[0].text == "before\n"
 
     [error] = errors_of(other_name)  # a learner's own NameError keeps IPython's full traceback
@@ -79,7 +86,8 @@ def test_a_lab_error_still_fails_nbclient_and_papermill(tmp_path: Path) -> None:
     import papermill
 
     source = notebook(SETUP.format(language="es"),
-                      "from reservation_lab.errors import PortBusyError\nraise PortBusyError('port 8787 is busy')",
+                      "from reservation_lab.errors import PortBusyError\n"
+                      "raise PortBusyError('errors.port_busy', port=8787, host='127.0.0.1')",
                       "print('never reached')")
     with pytest.raises(CellExecutionError, match="El puerto elegido está ocupado"):
         execute(nbformat.from_dict(source), tmp_path, allow_errors=False)
@@ -90,7 +98,7 @@ def test_a_lab_error_still_fails_nbclient_and_papermill(tmp_path: Path) -> None:
         papermill.execute_notebook(str(path), str(tmp_path / "out.ipynb"), kernel_name="python3",
                                    progress_bar=False, cwd=str(tmp_path))
     assert raised.value.ename == "PortBusyError"
-    assert "port 8787 is busy" in raised.value.evalue
+    assert "Port 8787 on 127.0.0.1 is already in use" in raised.value.evalue
     executed = [cell for cell in nbformat.read(tmp_path / "out.ipynb", as_version=4).cells
                 if cell.cell_type == "code"]
     assert len(plain(errors_of(executed[1])[0].traceback).splitlines()) == 2
@@ -102,22 +110,16 @@ def test_sentences_follow_the_error_class() -> None:
         lines = friendly_traceback(error, language)
         return None if lines is None else ANSI.sub("", lines[0])
 
-    assert sentence(ToolchainError("x")) == messages.FRIENDLY_TOOLCHAIN["de"]
-    assert sentence(PortBusyError("x"), "pt") == messages.FRIENDLY_PORT_BUSY["pt"]
-    assert sentence(DevServerError("x"), "es") == messages.FRIENDLY_DEV_SERVER["es"]
-    assert sentence(LabError("x")) == messages.FRIENDLY_LAB_ERROR["de"]
-    assert sentence(InvariantError("x"), "xx") == messages.FRIENDLY_INVARIANT["en"]  # unknown language: English
+    port = {"port": 8787, "host": "127.0.0.1"}
+    assert sentence(ToolchainError("errors.node_missing", major=22, lab="./lab")) == message("friendly.toolchain", "de")
+    assert sentence(PortBusyError("errors.port_busy", **port), "pt") == message("friendly.port_busy", "pt")
+    assert sentence(DevServerError("errors.config_missing", path="x"), "es") == message("friendly.dev_server", "es")
+    assert sentence(LabError("cloud.not_logged_in")) == message("friendly.lab_error", "de")
+    unknown = sentence(InvariantError("invariants.unexpected_replay", rid="r"), "xx")  # unknown language: English
+    assert unknown == message("friendly.invariant", "en")
     assert sentence(NameError("name 'decisions' is not defined", name="decisions"), "es").startswith("`decisions`")
     assert sentence(NameError("name 'typo' is not defined", name="typo")) is None
     assert sentence(ValueError("x")) is None and sentence(AssertionError("x")) is None
-
-
-def test_every_catalog_speaks_every_language() -> None:
-    for name in dir(messages):
-        catalog = getattr(messages, name)
-        if name.isupper() and isinstance(catalog, dict):
-            assert set(catalog) == set(messages.LANGUAGES), name
-            assert len(set(catalog.values())) == len(catalog), f"{name} repeats a sentence"
 
 
 def test_every_name_a_cell_reads_is_defined_by_a_cell_or_a_builtin() -> None:

@@ -11,7 +11,7 @@ import pytest
 from reservation_lab.course.builder import notebook_path
 from reservation_lab.course.papermill_run import run_course
 from reservation_lab.errors import LabError
-from reservation_lab.i18n.messages import FRIENDLY_INVARIANT, FRIENDLY_LAB_ERROR
+from reservation_lab.i18n import message
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 FIFTH_SEAT = ("export const CAPACITY = 4;", "export const CAPACITY = 5;")
@@ -44,7 +44,8 @@ def test_the_edit_is_what_the_node_tests_test(tmp_path: Path) -> None:
         run_course(language="de", workdir=tmp_path / "run", log_output=False, notebook=edited_notebook(tmp_path))
     cell, text = failed_cell(tmp_path / "run" / "concurrent-reservations.de.ipynb")
     assert cell == "node-tests"
-    assert FRIENDLY_LAB_ERROR["de"] in text and "node tests failed" in text
+    assert message("friendly.lab_error", "de") in text and "node tests failed" not in text
+    assert message("errors.node_tests_failed", "de", passed=0, failed=0, output="").split("(")[0] in text
     assert (tmp_path / "run" / "src" / "validation.js").read_text().count(FIFTH_SEAT[1]) == 1
 
 
@@ -55,7 +56,8 @@ def test_the_edit_is_what_wrangler_dev_serves(tmp_path: Path) -> None:
                    notebook=edited_notebook(tmp_path, drop=("node-tests",)))
     cell, text = failed_cell(tmp_path / "run" / "concurrent-reservations.de.ipynb")
     assert cell == "burst-summary"
-    assert FRIENDLY_INVARIANT["de"] in text and "burst summary" in text and "accepted=5" in text
+    assert message("friendly.invariant", "de") in text and "accepted=5" in text
+    assert message("checks.burst_summary", "de") in text and "burst summary" not in text
 
 
 def test_the_unedited_notebook_passes_its_checks(tmp_path: Path) -> None:

@@ -305,9 +305,11 @@ def test_check_status_refuses_negative_reserved() -> None:
 
 def test_check_equal_names_what_was_compared() -> None:
     """check_equal passes on equal values and names the label, expected and actual otherwise."""
-    check_equal("summary", Summary(4, 6, 4), expected_summary(10))
-    with pytest.raises(InvariantError, match="final totals: expected 4, got 3"):
-        check_equal("final totals", 3, 4)
+    check_equal("burst_summary", Summary(4, 6, 4), expected_summary(10))
+    with pytest.raises(InvariantError, match="final totals: expected 4, got 3") as raised:
+        check_equal("final_totals", 3, 4)
+    assert raised.value.message.key == "invariants.not_equal"
+    assert raised.value.localized("en") == str(raised.value)
 
 
 def test_invariant_error_is_an_assertion_error() -> None:

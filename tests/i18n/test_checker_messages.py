@@ -13,8 +13,14 @@ import pytest
 from reservation_lab.domain.burst import Decision
 from reservation_lab.domain.checker import CheckResult, check_history, describe, explain
 from reservation_lab.domain.checker import explanation as checker  # the module whose describe() explain() uses
-from reservation_lab.i18n.checker_messages import CATALOG, LANGUAGES, Message
+from reservation_lab.i18n import Message, languages
+from reservation_lab.i18n.catalog import _form, entries
 from tests.support import acc, body, rej, status
+
+LANGUAGES = languages()
+# The checker's section of every catalog, as {"checker.<name>": {language: template}}.
+CATALOG = {key: {language: entries(language)[key] for language in LANGUAGES if key in entries(language)}
+           for key in entries("en") if key.startswith("checker.")}
 
 OTHERS = [language for language in LANGUAGES if language != "en"]
 
@@ -130,11 +136,12 @@ def broken(name: str) -> CheckResult:
     return result
 
 
-def keys(message: Message) -> Iterator[str]:
-    yield message.key
+def keys(message: Message, language: str) -> Iterator[str]:
+    """The templates rendering `message` in `language` uses (a plural message: the form it picks)."""
+    yield _form(message, language)
     for value in message.values.values():
         if isinstance(value, Message):
-            yield from keys(value)
+            yield from keys(value, language)
 
 
 def test_every_template_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -142,7 +149,7 @@ def test_every_template_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     used: set[str] = set()
 
     def spy(message: Message, language: str = "en") -> str:
-        used.update(keys(message))
+        used.update(keys(message, language))
         return describe(message, language)
 
     monkeypatch.setattr(checker, "describe", spy)
@@ -243,7 +250,7 @@ def test_lost_update_wording(language: str, expected: list[str]) -> None:
     ("language", "expected"),
     [
         ("de", ["Eine serielle Reihenfolge erklärt alle Antworten", "2 angenommen, 1 abgelehnt",
-                "request-2 1→3 (unentschieden)", "request-4 abgelehnt bei 4", "Reihenfolge: "]),
+                "request-2 1→3 (ohne Entscheidung)", "request-4 abgelehnt bei 4", "Reihenfolge: "]),
         ("pt", ["Uma ordem serial explica todas as respostas", "2 aceitas, 1 rejeitada",
                 "request-2 1→3 (sem decisão)", "request-4 rejeitada em 4", "Ordem: "]),
         ("es", ["Un orden serial explica todas las respuestas", "2 aceptadas, 1 rechazada",

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 
 from reservation_lab.errors import LabError
+from reservation_lab.i18n import Message
 from reservation_lab.runtime.http import OwnsHttpClient
 from reservation_lab.runtime.redact import redact
 
@@ -24,8 +25,9 @@ MAX_PAGES = 50
 class APIError(LabError):
     """A Cloudflare API call failed; `kind` is auth, network, server, not_found, api or bad_response."""
 
-    def __init__(self, message: str, kind: str = "api", status: int | None = None, codes: tuple[int, ...] = ()):
-        super().__init__(message)
+    def __init__(self, key: str | Message, kind: str = "api", status: int | None = None, codes: tuple[int, ...] = (),
+                 **values: Any) -> None:
+        super().__init__(key, **values)
         self.kind = kind
         self.status = status
         self.codes = codes
@@ -62,10 +64,11 @@ class CloudflareAPI(OwnsHttpClient):
 
     def script_settings(self, script: str) -> dict[str, Any]:
         """The settings (bindings, compatibility date, …) of Worker `script`."""
-        body = self._get(f"/accounts/{self._account}/workers/scripts/{script}/settings", what="script settings")
+        body = self._get(f"/accounts/{self._account}/workers/scripts/{script}/settings",
+                         what=Message("cloud.what_settings"))
         result = body.get("result")
         if not isinstance(result, dict):
-            raise APIError("The script settings answer has no result object.", kind="bad_response")
+            raise APIError("cloud.settings_no_result", kind="bad_response")
         return result
 
     def durable_object_namespaces(self) -> list[dict[str, Any]]:
@@ -74,29 +77,26 @@ class CloudflareAPI(OwnsHttpClient):
         for page in range(1, MAX_PAGES + 1):
             body = self._get(
                 f"/accounts/{self._account}/workers/durable_objects/namespaces",
-                what="Durable Object namespaces",
+                what=Message("cloud.what_namespaces"),
                 params={"page": page, "per_page": PER_PAGE},
             )
             result = body.get("result") or []
             if not isinstance(result, list):
-                raise APIError("The namespace list answer has no result list.", kind="bad_response")
+                raise APIError("cloud.namespaces_no_list", kind="bad_response")
             found.extend(item for item in result if isinstance(item, dict))
             if _last_page(body.get("result_info"), page, len(result)):
                 return found
-        raise APIError(f"The namespace list did not end within {MAX_PAGES} pages.", kind="bad_response")
+        raise APIError("cloud.namespaces_endless", kind="bad_response", pages=MAX_PAGES)
 
-    def _get(self, path: str, what: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    def _get(self, path: str, what: Message, params: dict[str, Any] | None = None) -> dict[str, Any]:
         try:
             response = self._http.get(path, params=params)
         except httpx.TransportError as exc:
-            raise APIError(
-                f"Could not reach the Cloudflare API for the {what} ({type(exc).__name__}: {self._scrub(str(exc))}); "
-                "check the network connection and try again.",
-                kind="network",
-            ) from None
+            raise APIError("cloud.api_unreachable", kind="network", what=what, error=type(exc).__name__,
+                           detail=self._scrub(str(exc))) from None
         return self._envelope(response, what)
 
-    def _envelope(self, response: httpx.Response, what: str) -> dict[str, Any]:
+    def _envelope(self, response: httpx.Response, what: Message) -> dict[str, Any]:
         status = response.status_code
         try:
             body = response.json()
@@ -104,14 +104,13 @@ class CloudflareAPI(OwnsHttpClient):
             body = None
         if not isinstance(body, dict):
             kind = "server" if status >= 500 else "bad_response"
-            raise APIError(f"The Cloudflare API answered the {what} request with HTTP {status} and a body that is "
-                           "not a JSON object.", kind=kind, status=status)
+            raise APIError("cloud.api_not_json", kind=kind, status=status, what=what, code=status)
         errors = [e for e in body.get("errors") or [] if isinstance(e, dict)]
         codes = tuple(e["code"] for e in errors if isinstance(e.get("code"), int))
         if 200 <= status < 300 and body.get("success") is True:
             return body
         listed = "; ".join(f"code {e.get('code')}: {e.get('message')}" for e in errors)
-        detail = self._scrub(listed or "no error details")
+        detail = self._scrub(listed) if listed else Message("cloud.no_details")
         raise APIError(_explain(status, what, detail), kind=_kind(status, codes), status=status, codes=codes)
 
     def _scrub(self, text: str) -> str:
@@ -140,13 +139,9 @@ def _kind(status: int, codes: tuple[int, ...]) -> str:
     return "server" if status >= 500 else "api"
 
 
-def _explain(status: int, what: str, detail: str) -> str:
-    if status in (401, 403):
-        return (f"The Cloudflare API refused the credentials for the {what} (HTTP {status}, {detail}); "
-                "run the login cell again (or check CLOUDFLARE_API_TOKEN and its permissions).")
-    if status >= 500:
-        return f"The Cloudflare API had a server error for the {what} (HTTP {status}, {detail}); try again in a minute."
-    return f"The Cloudflare API rejected the {what} request (HTTP {status}, {detail})."
+def _explain(status: int, what: Message, detail: str | Message) -> Message:
+    key = "cloud.api_refused" if status in (401, 403) else "cloud.api_server" if status >= 500 else "cloud.api_rejected"
+    return Message(key, {"what": what, "code": status, "detail": detail})
 
 
 def token_from_env() -> str | None:
@@ -158,13 +153,12 @@ def parse_auth_token(stdout: str) -> str:
     """The bearer token from `wrangler auth token --json` output ({"type": ..., "token": ...})."""
     data = first_json_object(stdout)
     if data is None:
-        raise LabError("`wrangler auth token --json` printed no JSON; run the login cell first.")
+        raise LabError("cloud.token_no_json")
     if data.get("type") == "api_key":
-        raise LabError("wrangler uses a Global API Key (CLOUDFLARE_API_KEY); the verifier needs an API token or "
-                       "OAuth login: unset CLOUDFLARE_API_KEY and run the login cell.")
+        raise LabError("cloud.token_api_key")
     token = data.get("token")
     if not isinstance(token, str) or not token:
-        raise LabError("`wrangler auth token --json` returned no token; run the login cell first.")
+        raise LabError("cloud.token_missing")
     return token
 
 

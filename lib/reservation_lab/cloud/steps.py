@@ -23,6 +23,7 @@ from reservation_lab.domain.invariants import CAPACITY
 from reservation_lab.domain.model import BURST_SIZE
 from reservation_lab.domain.routes import status_path
 from reservation_lab.errors import LabError, WranglerError
+from reservation_lab.i18n import Message, describe, message
 from reservation_lab.paths import REPO_ROOT
 from reservation_lab.runtime.commands import announce, relative_args, shown_folder, wrangler_words
 from reservation_lab.runtime.processes import kill_process_group
@@ -66,12 +67,11 @@ class Identity:
     def account_id_for(self, name: str) -> str:
         """The ID of the account called `name`; raise if not logged in or no such account."""
         if not self.logged_in:
-            raise LabError("wrangler is not logged in; run the login cell first.")
+            raise LabError("cloud.not_logged_in")
         ids = {account.id for account in self.accounts if account.name == name}
         if len(ids) != 1:
-            problem = "No account" if not ids else "More than one account"
-            raise LabError(f"{problem} is named {name!r}; wrangler sees: {self.names()}. "
-                           "Set account_name to the name of your learning account.")
+            raise LabError("cloud.no_account" if not ids else "cloud.two_accounts", name=repr(name),
+                           names=", ".join(map(repr, self.names())) or "–")
         return ids.pop()
 
 
@@ -87,7 +87,7 @@ def parse_whoami(stdout: str) -> Identity:
     """An Identity from `wrangler whoami --json` output (also `{"loggedIn": false}`)."""
     data = first_json_object(stdout)
     if data is None:
-        raise LabError("`wrangler whoami --json` printed no JSON.")
+        raise LabError("cloud.whoami_no_json")
     accounts = tuple(
         Account(name=str(item.get("name", "")), id=str(item.get("id", "")))
         for item in data.get("accounts") or [] if isinstance(item, dict)
@@ -123,8 +123,7 @@ def parse_deployment(ndjson: str, printed: str, required: bool = True) -> Deploy
     entry = deployment_from_ndjson(ndjson) or Deployment(url=None)
     url = entry.url or url_from_text(printed)
     if required and not url:
-        raise LabError("wrangler deploy reported no https://….workers.dev URL; check that workers_dev is true and "
-                       "that the account has a workers.dev subdomain (Workers & Pages in the dashboard).")
+        raise LabError("cloud.no_workers_dev")
     return Deployment(url=url, version_id=entry.version_id)
 
 
@@ -149,13 +148,13 @@ def _capture(run: RunFolder, *args: str, timeout: float = 120, shown: bool = Tru
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         kill_process_group(proc)
-        raise WranglerError(f"`wrangler {' '.join(args)}` did not finish within {timeout:.0f} s.") from None
+        raise WranglerError("errors.wrangler_timeout", command=" ".join(args), seconds=round(timeout)) from None
     return proc.returncode, out, err
 
 
-def _failure(args: str, code: int, stderr: str) -> str:
+def _failure(args: str, code: int, stderr: str, key: str = "errors.wrangler_failed") -> Message:
     lines = redact(strip_ansi(stderr)).splitlines(keepends=True)
-    return f"`wrangler {args}` failed with exit code {code}: {error_summary(lines)}"
+    return Message(key, {"command": args, "code": code, "summary": error_summary(lines)})
 
 
 def login(run: RunFolder, echo: TextIO | None = None) -> None:
@@ -185,7 +184,7 @@ def api_token(run: RunFolder) -> str:
         return token
     code, out, err = _capture(run, "auth", "token", "--json", shown=False)
     if code != 0:
-        raise LabError(f"{_failure('auth token --json', code, err)} Run the login cell first.")
+        raise LabError(_failure("auth token --json", code, err, key="cloud.token_failed"))
     return parse_auth_token(out)
 
 
@@ -194,13 +193,13 @@ def cleanup_config_checked(run: RunFolder) -> Path:
     check_run_name(run.name)
     path = run.cleanup_config
     if not path.exists():
-        raise LabError(f"{path.name} does not exist; write it with write_cleanup_config(run, account_id) first.")
+        raise LabError("cloud.cleanup_config_missing", name=path.name)
     try:
         name = json.loads(path.read_text()).get("name")
     except (ValueError, AttributeError):
-        raise LabError(f"{path.name} is not the JSON the lab writes; refusing to use it.") from None
+        raise LabError("cloud.cleanup_config_not_json", name=path.name) from None
     if name != run.name:
-        raise LabError(f"{path.name} names the Worker {name!r}, not this run's {run.name!r}; refusing to touch it.")
+        raise LabError("cloud.cleanup_config_other_worker", name=path.name, found=repr(name), run=repr(run.name))
     return path
 
 
@@ -214,15 +213,14 @@ def deploy(run: RunFolder, cleanup: bool = False, echo: TextIO | None = None) ->
     """`wrangler deploy` of the run's config (or the cleanup config); the URL comes from wrangler's ND-JSON output."""
     config = cleanup_config_checked(run) if cleanup else run.config
     if not config.exists():
-        raise LabError(f"{config.name} does not exist; run the config cell first.")
+        raise LabError("cloud.config_missing", name=config.name)
     output = _output_file(run, "cleanup-deploy" if cleanup else "deploy")
     result = run_wrangler("deploy", "--config", str(config), cwd=run.root, log_dir=run.logs_dir,
                           timeout=DEPLOY_TIMEOUT, echo=echo or sys.stdout,
                           extra_env={"WRANGLER_OUTPUT_FILE_PATH": str(output)})
     ndjson = output.read_text() if output.exists() else ""
     if cleanup and not reports_deletion(result.output):
-        raise LabError(f"The cleanup deploy did not report `Deleted: {CLASS_NAME}`; the namespace may still exist. "
-                       "Read the output above before deleting the Worker.")
+        raise LabError("cloud.not_deleted", class_name=CLASS_NAME)
     return parse_deployment(ndjson, result.output, required=not cleanup)
 
 
@@ -233,18 +231,18 @@ def last_deployment_url(run: RunFolder) -> str:
         url = parse_deployment(path.read_text(), "", required=False).url
         if url:
             return url
-    raise LabError(f"No deploy of this run reported a URL (looked in {run.logs_dir}); pass app_url.")
+    raise LabError("cloud.no_deploy_url", folder=run.logs_dir)
 
 
-def _probe(http: httpx.Client, url: str, timeout: float) -> tuple[bool, str]:
+def _probe(http: httpx.Client, url: str, timeout: float) -> tuple[bool, str | Message]:
     try:
         response = http.get(url, timeout=timeout)
     except httpx.TransportError as exc:
-        return False, f"no answer ({type(exc).__name__})"
+        return False, Message("cloud.probe_no_answer", {"error": type(exc).__name__})
     try:
         body = response.json()
     except ValueError:
-        return False, f"HTTP {response.status_code} with a body that is not JSON"
+        return False, Message("cloud.probe_not_json", {"code": response.status_code})
     fresh = isinstance(body, dict) and body.get("capacity") == CAPACITY and body.get("reserved") == 0
     return response.status_code == 200 and fresh, f"HTTP {response.status_code} {json.dumps(body)[:200]}"
 
@@ -263,15 +261,16 @@ def wait_until_ready(app_url: str, timeout: float = 30, settle: float = 5, clien
     try:
         while True:
             ready, seen = _probe(http, url, timeout=max(0.5, min(5.0, deadline - time.monotonic())))
-            echo.write(f"\rwaiting for {url}: {time.monotonic() - started:4.1f} s, {'ready' if ready else seen[:60]}")
+            shown = describe(seen) if isinstance(seen, Message) else seen[:60]
+            echo.write("\r" + message("cloud.waiting_for", url=url, seconds=time.monotonic() - started,
+                                       seen=message("cloud.ready") if ready else shown))
             echo.flush()
             if ready:
-                echo.write(f"\nready; settling {settle:.0f} s before the next object\n")
+                echo.write("\n" + message("cloud.settling", seconds=round(settle)) + "\n")
                 break
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise LabError(f"{url} did not answer capacity {CAPACITY}, reserved 0 within {timeout:.0f} s; "
-                               f"last seen: {seen}.")
+                raise LabError("cloud.not_ready", url=url, capacity=CAPACITY, seconds=round(timeout), seen=seen)
             time.sleep(min(interval, remaining))
     finally:
         if client is None:
@@ -285,7 +284,7 @@ def delete_worker(run: RunFolder, echo: TextIO | None = None) -> None:
     result = run_wrangler("delete", "--config", str(config), "--force", cwd=run.root, log_dir=run.logs_dir,
                           echo=echo or sys.stdout)
     if "Successfully deleted" not in result.output:
-        raise LabError(f"wrangler delete did not report `Successfully deleted {run.name}`; check the output above.")
+        raise LabError("cloud.delete_unconfirmed", name=run.name)
 
 
 def run_from_folder(workdir: str | Path) -> RunFolder:
@@ -293,7 +292,7 @@ def run_from_folder(workdir: str | Path) -> RunFolder:
     root = Path(workdir).expanduser().resolve()
     config = root / "wrangler.jsonc"
     if not config.exists():
-        raise LabError(f"{config} does not exist; pass the folder of a run that wrote its config.")
+        raise LabError("cloud.run_folder_no_config", path=config)
     return RunFolder(root=root, name=check_run_name(str(json.loads(config.read_text()).get("name"))))
 
 
@@ -304,7 +303,7 @@ def config_account_id(run: RunFolder) -> str:
             account = json.loads(path.read_text()).get("account_id")
             if account:
                 return str(account)
-    raise LabError("The run's config holds no account_id; pass account_id (the login cell's variable).")
+    raise LabError("cloud.no_account_id")
 
 
 def verifier_words(run: RunFolder, mode: str, app_url: str | None, burst_size: int) -> list[str]:
@@ -321,7 +320,7 @@ def verify(run: RunFolder, mode: str, account_id: str | None = None, app_url: st
            attempts: int = 3, delay: float = 3.0) -> Verdict:
     """The independent verifier; prints what it proved and PASS, or raises VerificationFailed naming the problems."""
     if mode not in MODES:
-        raise LabError(f"mode must be one of {MODES}, not {mode!r}.")
+        raise LabError("cloud.verify_mode", modes=", ".join(MODES), mode=repr(mode))
     script = check_run_name(run.name)
     announce(REPO_ROOT, verifier_words(run, mode, app_url, burst_size))
     account_id = account_id or config_account_id(run)
@@ -330,9 +329,9 @@ def verify(run: RunFolder, mode: str, account_id: str | None = None, app_url: st
             verdict = verify_deployed(api, script, app_url or last_deployment_url(run), burst_size)
         else:
             verdict = verify_deleted(api, script, attempts=attempts, delay=delay)
-    for line in verdict.checks:
-        print(f"ok: {line}")
+    for proved in verdict.proved:
+        print(message("cloud.verified", what=proved))
     if not verdict.passed:
-        raise VerificationFailed(verdict.summary())
-    print(verdict.summary())
+        raise VerificationFailed(verdict.outcome())
+    print(describe(verdict.outcome()))
     return verdict

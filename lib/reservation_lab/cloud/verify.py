@@ -22,6 +22,7 @@ from reservation_lab.domain.config import BINDING, CLASS_NAME
 from reservation_lab.domain.invariants import CAPACITY, check_burst, durable_view, expected_summary
 from reservation_lab.domain.model import BURST_SIZE
 from reservation_lab.errors import InvariantError, LabError
+from reservation_lab.i18n import REFERENCE, Message, describe
 from reservation_lab.runtime.redact import redact
 
 MODES = ("deployed", "deleted")
@@ -40,32 +41,48 @@ class VerificationFailed(LabError):
 
 @dataclass
 class Verdict:
-    """The outcome: PASS only if every check ran and passed."""
+    """The outcome: PASS only if every check ran and passed. Kept as catalog messages (`found`, `proved`);
+    `problems`, `checks` and `summary()` are their English texts, for logs and scripts."""
 
     mode: str
     passed: bool
-    problems: list[str] = field(default_factory=list)
-    checks: list[str] = field(default_factory=list)
+    found: list[Message] = field(default_factory=list)
+    proved: list[Message] = field(default_factory=list)
 
-    def summary(self) -> str:
-        return f"PASS: {self.mode}" if self.passed else f"FAIL: {self.mode}: " + "; ".join(self.problems)
+    @property
+    def problems(self) -> list[str]:
+        return [describe(problem, REFERENCE) for problem in self.found]
+
+    @property
+    def checks(self) -> list[str]:
+        return [describe(check, REFERENCE) for check in self.proved]
+
+    def outcome(self) -> Message:
+        """PASS: <mode>, or FAIL: <mode>: <every problem>, as one message."""
+        if self.passed:
+            return Message("verify.pass", {"mode": self.mode})
+        return Message("verify.fail", {"mode": self.mode, "problems": self.found})
+
+    def summary(self, language: str = REFERENCE) -> str:
+        return describe(self.outcome(), language)
 
 
-Check = tuple[str, Callable[[], str]]
+Check = tuple[Message, Callable[[], Message]]
 
 
 def run_checks(mode: str, checks: list[Check]) -> Verdict:
     """Run every check (each returns what it proved or raises); collect the problems."""
-    proved: list[str] = []
-    problems: list[str] = []
+    proved: list[Message] = []
+    problems: list[Message] = []
     for label, check in checks:
         try:
             proved.append(check())
         except (LabError, InvariantError) as exc:
-            problems.append(f"{label}: {exc}")
+            problems.append(Message("verify.problem", {"label": label, "detail": exc.message}))
         except (httpx.HTTPError, RuntimeError, ValueError, KeyError, TypeError) as exc:
-            problems.append(f"{label}: {type(exc).__name__}: {redact(str(exc))}")
-    return Verdict(mode, passed=not problems and len(proved) == len(checks), problems=problems, checks=proved)
+            detail = f"{type(exc).__name__}: {redact(str(exc))}"
+            problems.append(Message("verify.problem", {"label": label, "detail": detail}))
+    return Verdict(mode, passed=not problems and len(proved) == len(checks), found=problems, proved=proved)
 
 
 def expected_totals(burst_size: int) -> dict[str, int]:
@@ -75,43 +92,45 @@ def expected_totals(burst_size: int) -> dict[str, int]:
             "rejectedRequests": s.rejected, "acceptedSeats": s.highestReserved}
 
 
-def check_binding(api: CloudflareAPI, script: str) -> str:
+def check_binding(api: CloudflareAPI, script: str) -> Message:
     """The script settings bind WORKSHOPS to this Worker's WorkshopReservations namespace."""
     bindings = [b for b in api.script_settings(script).get("bindings") or [] if isinstance(b, dict)]
     found = [b for b in bindings if b.get("name") == BINDING]
     if not found:
-        names = ", ".join(str(b.get("name")) for b in bindings) or "none"
-        raise CheckFailed(f"binding {BINDING} is missing from the Worker's settings (bindings: {names}).")
+        names = ", ".join(str(b.get("name")) for b in bindings) or "–"
+        raise CheckFailed("verify.binding_missing", binding=BINDING, names=names)
     binding = found[0]
     if binding.get("type") != BINDING_TYPE:
-        raise CheckFailed(f"binding {BINDING} has type {binding.get('type')!r}, expected {BINDING_TYPE!r}.")
+        raise CheckFailed("verify.binding_type", binding=BINDING, found=repr(binding.get("type")),
+                          expected=repr(BINDING_TYPE))
     if binding.get("class_name") != CLASS_NAME:
-        raise CheckFailed(f"binding {BINDING} points to class {binding.get('class_name')!r}, expected {CLASS_NAME!r}.")
+        raise CheckFailed("verify.binding_class", binding=BINDING, found=repr(binding.get("class_name")),
+                          expected=repr(CLASS_NAME))
     if binding.get("script_name") not in (None, "", script):
-        raise CheckFailed(f"binding {BINDING} points to another Worker's class ({binding.get('script_name')!r}).")
-    return f"binding {BINDING} -> {CLASS_NAME} ({BINDING_TYPE})"
+        raise CheckFailed("verify.binding_script", binding=BINDING, found=repr(binding.get("script_name")))
+    return Message("verify.binding_ok", {"binding": BINDING, "class_name": CLASS_NAME, "type": BINDING_TYPE})
 
 
-def check_namespace(api: CloudflareAPI, script: str) -> str:
+def check_namespace(api: CloudflareAPI, script: str) -> Message:
     """A namespace of this Worker for WorkshopReservations exists and is SQLite-backed."""
     namespaces = api.durable_object_namespaces()
     ours = [n for n in namespaces if n.get("script") == script and n.get("class") == CLASS_NAME]
     if not ours:
-        raise CheckFailed(f"no Durable Object namespace for this Worker and class {CLASS_NAME} "
-                          f"among the account's {len(namespaces)} namespaces.")
+        raise CheckFailed("verify.namespace_missing", class_name=CLASS_NAME, n=len(namespaces))
     if ours[0].get("use_sqlite") is not True:
-        raise CheckFailed(f"the {CLASS_NAME} namespace is not SQLite-backed (use_sqlite={ours[0].get('use_sqlite')}).")
-    return f"namespace {ours[0].get('name') or CLASS_NAME} stores SQL (use_sqlite: true)"
+        raise CheckFailed("verify.namespace_not_sql", class_name=CLASS_NAME, value=ours[0].get("use_sqlite"))
+    return Message("verify.namespace_ok", {"name": ours[0].get("name") or CLASS_NAME})
 
 
-def check_cloud_launch(app_url: str, burst_size: int) -> str:
+def check_cloud_launch(app_url: str, burst_size: int) -> Message:
     """cloud-launch holds exactly the totals of step 5's burst."""
     with LabClient(app_url) as client:
         actual = durable_view(client.status(CLOUD_WORKSHOP))
     expected = expected_totals(burst_size)
     if actual != expected:
-        raise CheckFailed(f"{CLOUD_WORKSHOP} totals are {actual}, expected {expected} after a burst of {burst_size}.")
-    return f"{CLOUD_WORKSHOP} totals {actual}"
+        raise CheckFailed("verify.totals_after_burst", workshop=CLOUD_WORKSHOP, actual=actual, expected=expected,
+                          n=burst_size)
+    return Message("verify.totals_ok", {"workshop": CLOUD_WORKSHOP, "actual": actual})
 
 
 def _burst(app_url: str, workshop: str, size: int) -> list[Decision]:
@@ -120,20 +139,23 @@ def _burst(app_url: str, workshop: str, size: int) -> list[Decision]:
         return pool.submit(send_burst_sync, app_url, workshop, size, prefix="verify-request").result()
 
 
-def check_fresh_burst(app_url: str, workshop: str, size: int = VERIFY_BURST) -> str:
+def check_fresh_burst(app_url: str, workshop: str, size: int = VERIFY_BURST) -> Message:
     """`size` concurrent one-seat requests to a new workshop: exactly capacity accepted, durable status agrees."""
     with LabClient(app_url) as client:
         before = client.status(workshop)
         if durable_view(before) != expected_totals(0):
-            raise CheckFailed(f"the verification workshop {workshop} was not fresh: {durable_view(before)}.")
+            raise CheckFailed("verify.not_fresh", workshop=workshop, actual=durable_view(before))
         decisions = _burst(app_url, workshop, size)
         after = client.status(workshop)
     summary = check_burst(decisions, before, after)
     if summary != expected_summary(size):
-        raise CheckFailed(f"{workshop}: {summary.as_dict()}, expected {expected_summary(size).as_dict()}.")
+        raise CheckFailed("verify.summary", workshop=workshop, actual=summary.as_dict(),
+                          expected=expected_summary(size).as_dict())
     if durable_view(after) != expected_totals(size):
-        raise CheckFailed(f"{workshop} totals are {durable_view(after)}, expected {expected_totals(size)}.")
-    return f"{size} concurrent requests to {workshop}: {summary.accepted} accepted, {summary.rejected} rejected"
+        raise CheckFailed("verify.totals", workshop=workshop, actual=durable_view(after),
+                          expected=expected_totals(size))
+    return Message("verify.burst_ok", {"n": size, "workshop": workshop, "accepted": summary.accepted,
+                                       "rejected": summary.rejected})
 
 
 def verify_deployed(api: CloudflareAPI, script: str, app_url: str, burst_size: int = BURST_SIZE,
@@ -141,31 +163,31 @@ def verify_deployed(api: CloudflareAPI, script: str, app_url: str, burst_size: i
     """Every deployed-mode check, against the API (binding, namespace) and the Worker URL."""
     workshop = workshop or "verify-" + secrets.token_hex(4)
     return run_checks("deployed", [
-        ("binding", lambda: check_binding(api, script)),
-        ("namespace", lambda: check_namespace(api, script)),
-        (CLOUD_WORKSHOP, lambda: check_cloud_launch(app_url, burst_size)),
-        ("concurrent verification", lambda: check_fresh_burst(app_url, workshop)),
+        (Message("verify.label_binding"), lambda: check_binding(api, script)),
+        (Message("verify.label_namespace"), lambda: check_namespace(api, script)),
+        (Message("verify.label_cloud_launch"), lambda: check_cloud_launch(app_url, burst_size)),
+        (Message("verify.label_burst"), lambda: check_fresh_burst(app_url, workshop)),
     ])
 
 
-def check_script_gone(api: CloudflareAPI, script: str) -> str:
+def check_script_gone(api: CloudflareAPI, script: str) -> Message:
     """The authenticated settings lookup answers 10007 (script not found)."""
     try:
         api.script_settings(script)
     except APIError as exc:
         if is_not_found(exc):
-            return "the Worker is gone (settings lookup: not found, 10007)"
+            return Message("verify.worker_gone")
         raise
-    raise CheckFailed("the Worker still exists (its settings are readable).")
+    raise CheckFailed("verify.worker_exists")
 
 
-def check_namespace_gone(api: CloudflareAPI, script: str) -> str:
+def check_namespace_gone(api: CloudflareAPI, script: str) -> Message:
     """No Durable Object namespace of this Worker remains."""
     namespaces = api.durable_object_namespaces()
     left = sorted(str(n.get("class")) for n in namespaces if n.get("script") == script)
     if left:
-        raise CheckFailed(f"namespace(s) of this Worker remain: {', '.join(left)}.")
-    return f"no namespace of this Worker among the account's {len(namespaces)} namespaces"
+        raise CheckFailed("verify.namespaces_left", classes=", ".join(left))
+    return Message("verify.namespaces_gone", {"n": len(namespaces)})
 
 
 def verify_deleted(api: CloudflareAPI, script: str, attempts: int = 1, delay: float = 3.0) -> Verdict:
@@ -175,8 +197,8 @@ def verify_deleted(api: CloudflareAPI, script: str, attempts: int = 1, delay: fl
         if attempt:
             time.sleep(delay)
         verdict = run_checks("deleted", [
-            ("Worker", lambda: check_script_gone(api, script)),
-            ("namespace", lambda: check_namespace_gone(api, script)),
+            (Message("verify.label_worker"), lambda: check_script_gone(api, script)),
+            (Message("verify.label_namespace"), lambda: check_namespace_gone(api, script)),
         ])
         if verdict.passed:
             break

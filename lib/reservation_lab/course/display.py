@@ -7,18 +7,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from reservation_lab.course.language import current_language
 from reservation_lab.domain.burst import Decision
 from reservation_lab.domain.config import RunFolder, redacted
 from reservation_lab.domain.invariants import all_replayed, decision_table
-from reservation_lab.i18n.messages import (
-    ATTEMPTS,
-    FRIENDLY_REPLAYED_BURST,
-    SKIPPED_LOGIN,
-    SKIPPED_STEP,
-    lines_by_key,
-    text,
-)
+from reservation_lab.errors import LabError
+from reservation_lab.i18n import describe, message, plural
 from reservation_lab.race.demo import Race
 from reservation_lab.race.plots import label, plot_bursts
 from reservation_lab.runtime.commands import shown_folder
@@ -38,7 +31,8 @@ def print_json(data: Any) -> None:
 
 def skip_cloud(step: int | str, language: str) -> None:
     """Say in one line, in the notebook's language, that a cloud step was skipped and why."""
-    print(text(SKIPPED_LOGIN, language) if step == "login" else text(SKIPPED_STEP, language, step=step))
+    print(message("lines.skipped_login", language) if step == "login" else
+          message("lines.skipped_step", language, step=step))
 
 
 def show_config(path: Path) -> None:
@@ -53,9 +47,9 @@ def show_decisions(decisions: Iterable[Decision]) -> None:
     """
     decisions = list(decisions)
     if all_replayed(decisions):
-        print(text(FRIENDLY_REPLAYED_BURST, current_language()))
+        print(message("friendly.replayed_burst"))
     for row in decision_table(decisions):
-        retry = "  " + text(ATTEMPTS, current_language(), n=row["attempts"]) if row["attempts"] > 1 else ""
+        retry = "  " + describe(plural("lines.attempts", row["attempts"])) if row["attempts"] > 1 else ""
         print(f"{row['requestId']:<24} {row['http']}  {row['status']:<9} reserved={row['reserved']}{retry}")
 
 
@@ -64,12 +58,12 @@ def decision_of(decisions: Iterable[Decision], request_id: str) -> Decision:
     for decision in decisions:
         if decision.request_id == request_id:
             return decision
-    raise KeyError(f"{request_id} was not part of the burst")
+    raise LabError("errors.not_in_burst", rid=request_id)
 
 
 def show_race(race: Race, language: str) -> None:
     """The race in numbers: answers, confirmed seats and the durable counter, per Worker."""
-    print(f"{'':<40} {label('accepted', language):>10} {label('rejected', language):>10} "
+    print(f"{'':<40} {label('column_accepted', language):>10} {label('column_rejected', language):>10} "
           f"{label('seats', language):>8} {'reserved':>8}")
     for key, burst in (("naive", race.naive), ("atomic", race.atomic)):
         facts = burst.facts()
@@ -96,5 +90,5 @@ def write_report(run: RunFolder, **data: Any) -> dict[str, Any]:
 
 
 def say(key: str, **values: Any) -> None:
-    """Print one of the course's lines (i18n.messages.lines_by_key) in the notebook's language."""
-    print(text(lines_by_key[key], current_language(), **values))
+    """Print the catalog's line `lines.<key>` in the notebook's language."""
+    print(message(f"lines.{key}", **values))

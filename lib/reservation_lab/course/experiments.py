@@ -6,9 +6,9 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from reservation_lab.course.language import current_language
 from reservation_lab.domain.checker import explain
 from reservation_lab.domain.config import RunFolder
+from reservation_lab.i18n import current_language
 from reservation_lab.race.experiments import Bench, Outcome, durable, run_experiment
 from reservation_lab.runtime.ports import port_is_free
 

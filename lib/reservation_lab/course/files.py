@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reservation_lab.course.language import current_language
 from reservation_lab.domain.config import (
     RunFolder,
     cleanup_config_text,
@@ -18,7 +17,7 @@ from reservation_lab.domain.config import (
     write_wrangler_config,
 )
 from reservation_lab.errors import LabError
-from reservation_lab.i18n.messages import FILE_WRITTEN, text
+from reservation_lab.i18n import message
 from reservation_lab.paths import WORKER_DIR, WORKER_SRC
 from reservation_lab.runtime.commands import shown_folder
 
@@ -35,7 +34,7 @@ def cell_text(target: str) -> str:
         return cleanup_config_text()
     if target in SOURCES:
         return (WORKER_SRC / Path(target).name).read_text()
-    raise LabError(f"{target!r} is not one of the lab's files ({', '.join(CONFIGS + SOURCES)}).")
+    raise LabError("errors.not_a_lab_file", target=repr(target), files=", ".join(CONFIGS + SOURCES))
 
 
 def write_lab_file(run: RunFolder, target: str, text: str, account_id: str | None = None) -> Path:
@@ -49,7 +48,7 @@ def write_lab_file(run: RunFolder, target: str, text: str, account_id: str | Non
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
         return path
-    raise LabError(f"%%{MAGIC} {target}: not one of the lab's files ({', '.join(CONFIGS + SOURCES)}).")
+    raise LabError("errors.not_a_lab_file", target=f"%%{MAGIC} {target}", files=", ".join(CONFIGS + SOURCES))
 
 
 def register(shell: Any, current_run: Any) -> None:
@@ -61,7 +60,6 @@ def register(shell: Any, current_run: Any) -> None:
         if run is None:
             raise NameError("name 'run' is not defined", name="run")
         write_lab_file(run, target, cell, shell.user_ns.get("account_id"))
-        print(text(FILE_WRITTEN, current_language(), path=target, lines=len(cell.splitlines()),
-                   folder=shown_folder(run.root)))
+        print(message("lines.file_written", path=target, lines=len(cell.splitlines()), folder=shown_folder(run.root)))
 
     shell.register_magic_function(lab_file, magic_kind="cell", magic_name=MAGIC)

@@ -8,37 +8,27 @@ from functools import cache
 from typing import Any
 
 from reservation_lab.course.builder import load_cells
-from reservation_lab.course.language import set_language
 from reservation_lab.errors import (
     BurstReplayed,
     DevServerError,
     InvariantError,
     LabError,
+    Localized,
     PortBusyError,
     ToolchainError,
     WranglerError,
 )
-from reservation_lab.i18n.messages import (
-    FRIENDLY_DEV_SERVER,
-    FRIENDLY_INVARIANT,
-    FRIENDLY_LAB_ERROR,
-    FRIENDLY_NAME,
-    FRIENDLY_PORT_BUSY,
-    FRIENDLY_REPLAYED_BURST,
-    FRIENDLY_TOOLCHAIN,
-    FRIENDLY_WRANGLER,
-    text,
-)
+from reservation_lab.i18n import message, set_language
 
-# Most specific first: the first matching class picks the sentence.
-_FRIENDLY_SENTENCES: tuple[tuple[type[BaseException], dict[str, str]], ...] = (
-    (ToolchainError, FRIENDLY_TOOLCHAIN),
-    (PortBusyError, FRIENDLY_PORT_BUSY),
-    (DevServerError, FRIENDLY_DEV_SERVER),
-    (WranglerError, FRIENDLY_WRANGLER),
-    (LabError, FRIENDLY_LAB_ERROR),
-    (BurstReplayed, FRIENDLY_REPLAYED_BURST),
-    (InvariantError, FRIENDLY_INVARIANT),
+# Most specific first: the first matching class picks the headline (a key of the catalog's `friendly` section).
+_HEADLINES: tuple[tuple[type[BaseException], str], ...] = (
+    (ToolchainError, "friendly.toolchain"),
+    (PortBusyError, "friendly.port_busy"),
+    (DevServerError, "friendly.dev_server"),
+    (WranglerError, "friendly.wrangler"),
+    (LabError, "friendly.lab_error"),
+    (BurstReplayed, "friendly.replayed_burst"),
+    (InvariantError, "friendly.invariant"),
 )
 _RED, _RESET = "\x1b[1;31m", "\x1b[0m"
 
@@ -63,19 +53,19 @@ def lab_names() -> frozenset[str]:
 
 
 def friendly_traceback(error: BaseException, language: str) -> list[str] | None:
-    """The short traceback a notebook shows for a lab error: one sentence in `language`, then the original
-    `Type: message`. None for errors the lab does not explain (they keep IPython's full traceback)."""
+    """The short traceback a notebook shows for a lab error, all in `language`: a headline for its kind, then
+    `Type: message` with the error's whole message (what happened, what to do). None for errors the lab does
+    not explain (they keep IPython's full traceback). The English message stays in str(error) and `%tb`."""
     if isinstance(error, NameError):
         name = getattr(error, "name", None)
         if name not in lab_names():
             return None
-        sentence = text(FRIENDLY_NAME, language, name=name)
-    else:
-        catalog = next((c for kind, c in _FRIENDLY_SENTENCES if isinstance(error, kind)), None)
-        if catalog is None:
-            return None
-        sentence = text(catalog, language)
-    return [f"{_RED}{sentence}{_RESET}", f"{type(error).__name__}: {error}"]
+        return [f"{_RED}{message('friendly.name', language, name=name)}{_RESET}"]
+    headline = next((key for kind, key in _HEADLINES if isinstance(error, kind)), None)
+    if headline is None:
+        return None
+    detail = error.localized(language) if isinstance(error, Localized) else str(error)
+    return [f"{_RED}{message(headline, language)}{_RESET}", f"{type(error).__name__}: {detail}"]
 
 
 def friendly_errors(language: str) -> bool:

@@ -39,7 +39,7 @@ def run_course(
     """
     unknown = sorted(set(overrides) - set(DEFAULTS))
     if unknown:
-        raise LabError(f"Unknown notebook parameter(s): {', '.join(unknown)}; known: {', '.join(DEFAULTS)}.")
+        raise LabError("errors.unknown_parameters", unknown=", ".join(unknown), known=", ".join(DEFAULTS))
     import papermill
 
     if log_output:  # papermill streams each cell's output through its logger
@@ -51,7 +51,7 @@ def run_course(
 
     known = [prose.language for prose in languages()]
     if language not in known:
-        raise LabError(f"There is no notebook in language {language!r}; choose one of {', '.join(known)}.")
+        raise LabError("errors.unknown_language", language=repr(language), known=", ".join(known))
     root = Path(workdir).expanduser().resolve() if workdir else RUNS_DIR / new_run_name()
     root.mkdir(parents=True, exist_ok=True)
     output = root / f"concurrent-reservations.{language}.ipynb"
@@ -63,8 +63,8 @@ def run_course(
             log_output=log_output, progress_bar=False, cwd=str(notebook_path(language).parent),
         )
     except papermill.PapermillExecutionError as exc:
-        raise LabError(f"The notebook stopped at cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
-                       f"(executed notebook: {output}).") from None
+        raise LabError("errors.notebook_stopped", cell=exc.exec_count, ename=exc.ename, evalue=exc.evalue,
+                       notebook=output) from None
     report = json.loads((root / "report.json").read_text())
     report["notebook"] = str(output)
     report["language"] = language

@@ -7,9 +7,8 @@ from typing import Any
 
 from reservation_lab.course.experiments import close_all as close_experiments
 from reservation_lab.course.files import register as register_lab_file
-from reservation_lab.course.language import current_language
 from reservation_lab.domain.config import RunFolder, create_run_folder
-from reservation_lab.i18n.messages import SERVER_READY, WAITING_FOR_SERVER, text
+from reservation_lab.i18n import current_language, message
 from reservation_lab.runtime.commands import show_commands
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 from reservation_lab.runtime.wrangler import run_wrangler
@@ -95,8 +94,8 @@ class _ServerProgress:
             self.handle.update({"text/plain": line}, raw=True)
 
     def __call__(self, seconds: float) -> None:
-        self._show(text(WAITING_FOR_SERVER, self.language, seconds=seconds))
+        self._show(message("lines.waiting_for_server", self.language, seconds=seconds))
 
     def done(self, seconds: float) -> None:
         if self.handle is not None:
-            self._show(text(SERVER_READY, self.language, seconds=seconds))
+            self._show(message("lines.server_ready", self.language, seconds=seconds))

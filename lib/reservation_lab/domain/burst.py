@@ -124,7 +124,7 @@ async def send_burst(
         return []
     seat_list = seats if isinstance(seats, list) else [seats] * len(ids)
     if len(seat_list) != len(ids):
-        raise LabError(f"{len(ids)} requests but {len(seat_list)} seat counts were given; pass one per request.")
+        raise LabError("errors.seat_counts", requests=len(ids), counts=len(seat_list))
     decisions = [Decision(request_id, n) for request_id, n in zip(ids, seat_list, strict=True)]
     url = base_url.rstrip("/") + reservations_path(workshop)
     limits = httpx.Limits(max_connections=len(ids), max_keepalive_connections=len(ids))
@@ -142,7 +142,7 @@ def run_outside_loop(make: Callable[[], Coroutine[Any, Any, T]], await_hint: str
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(make())
-    raise LabError(f"An event loop is already running (a notebook kernel); use `await {await_hint}(...)` instead.")
+    raise LabError("errors.loop_running", hint=await_hint)
 
 
 def send_burst_sync(*args: Any, **kwargs: Any) -> list[Decision]:

@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 
 from reservation_lab.domain.routes import reservations_path, status_path
+from reservation_lab.errors import LabError
 from reservation_lab.runtime.http import OwnsHttpClient
 
 
@@ -36,7 +37,7 @@ class LabClient(OwnsHttpClient):
         """The durable totals of a workshop; raises on anything but 200."""
         reply = self._reply(self._http.get(status_path(workshop)))
         if reply.status_code != 200:
-            raise RuntimeError(f"status of {workshop!r} answered {reply.status_code}: {reply.body}")
+            raise LabError("errors.status_failed", workshop=workshop, code=reply.status_code, body=reply.body)
         return reply.body
 
     def reserve(self, workshop: str, request_id: str, seats: int = 1) -> Reply:

@@ -58,9 +58,7 @@ def new_run_name() -> str:
 def check_run_name(name: str) -> str:
     """Return name if it is a name this lab generates, else refuse."""
     if not RUN_NAME.fullmatch(name):
-        raise LabError(
-            f"{name!r} is not a lab run name (expected {RUN_PREFIX} and 12 hex digits); refusing to touch it."
-        )
+        raise LabError("errors.not_a_run_name", name=name, prefix=RUN_PREFIX)
     return name
 
 
@@ -132,9 +130,9 @@ def parse_jsonc(text: str, label: str) -> dict[str, Any]:
     try:
         data = json5.loads(text)
     except ValueError as error:
-        raise LabError(f"{label} is not valid JSONC: {error}; fix the cell and run it again.") from None
+        raise LabError("errors.config_not_jsonc", label=label, error=error) from None
     if not isinstance(data, dict):
-        raise LabError(f"{label} must be one JSON object {{…}}; fix the cell and run it again.")
+        raise LabError("errors.config_not_object", label=label)
     return data
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from reservation_lab.domain.burst import Decision
 from reservation_lab.domain.model import CAPACITY, STATUS_FIELDS
 from reservation_lab.errors import BurstReplayed, InvariantError
+from reservation_lab.i18n import Message
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,9 @@ def durable_view(status: Mapping[str, Any]) -> dict[str, int]:
     return {name: status[name] for name in STATUS_FIELDS}
 
 
-def fail(message: str) -> None:
-    raise InvariantError(message)
+def fail(key: str, **values: Any) -> None:
+    """Raise InvariantError with the catalog message `invariants.<key>`."""
+    raise InvariantError(f"invariants.{key}", **values)
 
 
 def all_replayed(decisions: Iterable[Decision]) -> bool:
@@ -83,29 +85,26 @@ def check_burst(
     decisions = list(decisions)
     capacity = after["capacity"]
     if all_replayed(decisions):
-        raise BurstReplayed(f"All {len(decisions)} answers were replays of earlier decisions: these requestIds were "
-                            "decided before, so no seat was spent again.")
+        raise BurstReplayed("invariants.all_replayed", n=len(decisions))
     for d in decisions:
         if d.status_code not in (201, 409):
-            fail(f"{d.request_id} got no decision (HTTP {d.status_code}, {d.body}) after {len(d.attempts)} attempts.")
+            fail("no_decision", rid=d.request_id, code=d.status_code, body=d.body, attempts=len(d.attempts))
         expected = "accepted" if d.status_code == 201 else "rejected"
         if d.status != expected:
-            fail(f"{d.request_id}: HTTP {d.status_code} but status {d.status!r}.")
+            fail("status_mismatch", rid=d.request_id, code=d.status_code, status=repr(d.status))
         if d.reserved is None or d.reserved > capacity:
-            fail(f"{d.request_id} reports reserved={d.reserved}, above capacity {capacity}.")
+            fail("above_capacity", rid=d.request_id, reserved=d.reserved, capacity=capacity)
         if d.body.get("replayed"):
-            fail(f"{d.request_id} was answered as a replay, but the burst used new requestIds.")
+            fail("unexpected_replay", rid=d.request_id)
     summary = summarize(decisions)
     accepted_seats = sum(d.seats for d in decisions if d.status == "accepted")
     grew = after["reserved"] - before["reserved"]
     if grew != accepted_seats:
-        fail(f"The responses accepted {accepted_seats} seats but the durable counter grew by {grew}.")
+        fail("seats_vs_counter", seats=accepted_seats, grew=grew)
     if after["acceptedRequests"] - before["acceptedRequests"] != summary.accepted:
-        fail(f"{summary.accepted} accepted answers but acceptedRequests grew by "
-             f"{after['acceptedRequests'] - before['acceptedRequests']}.")
+        fail("accepted_vs_rows", n=summary.accepted, grew=after["acceptedRequests"] - before["acceptedRequests"])
     if after["rejectedRequests"] - before["rejectedRequests"] != summary.rejected:
-        fail(f"{summary.rejected} rejected answers but rejectedRequests grew by "
-             f"{after['rejectedRequests'] - before['rejectedRequests']}.")
+        fail("rejected_vs_rows", n=summary.rejected, grew=after["rejectedRequests"] - before["rejectedRequests"])
     check_status(after)
     return summary
 
@@ -113,15 +112,16 @@ def check_burst(
 def check_status(status: Mapping[str, Any]) -> None:
     """The durable totals agree with themselves: reserved == acceptedSeats <= capacity."""
     if status["reserved"] != status["acceptedSeats"]:
-        fail(f"reserved={status['reserved']} but the attempt log holds {status['acceptedSeats']} accepted seats.")
+        fail("reserved_vs_log", reserved=status["reserved"], seats=status["acceptedSeats"])
     if not 0 <= status["reserved"] <= status["capacity"]:
-        fail(f"reserved={status['reserved']} is outside 0..capacity={status['capacity']}.")
+        fail("reserved_outside", reserved=status["reserved"], capacity=status["capacity"])
 
 
-def check_equal(label: str, actual: Any, expected: Any) -> None:
-    """Assert actual == expected with a message naming what was compared."""
+def check_equal(label: str, actual: Any, expected: Any, **values: Any) -> None:
+    """Assert actual == expected; `label` names what was compared: a key of the catalog's `checks` section
+    (with the `values` of its placeholders), so the failure reads in the learner's language."""
     if actual != expected:
-        fail(f"{label}: expected {expected}, got {actual}.")
+        fail("not_equal", label=Message(f"checks.{label}", values), expected=expected, actual=actual)
 
 
 def totals_after(status: Mapping[str, int], late: Summary) -> dict[str, int]:

@@ -45,7 +45,7 @@ def bounded_int(lo: int, hi: int) -> Callable[[str], int]:
 def require_between(what: str, value: int, lo: int, hi: int) -> None:
     """Refuse `value` outside lo..hi (for calls from Python, where argparse's `bounded_int` did not check it)."""
     if not lo <= value <= hi:
-        raise LabError(f"{what} must be between {lo} and {hi}, got {value}.")
+        raise LabError("drills.out_of_range", what=what, lo=lo, hi=hi, value=value)
 
 
 def add_workdir_option(parser: argparse.ArgumentParser,

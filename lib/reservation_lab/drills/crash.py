@@ -163,8 +163,7 @@ async def run_crash_drill_async(
     folder = DrillFolder.open(workdir, "crash-drill-")
     used = [name for name in (f"trial-{n}" for n in range(1, trials + 1)) if (folder.root / name).exists()]
     if used:
-        raise LabError(f"{folder.root} already holds {', '.join(used)} from an earlier drill; every trial needs "
-                       "fresh state, so pass an empty --workdir (or none, for a temporary one).")
+        raise LabError("drills.workdir_used", folder=folder.root, used=", ".join(used))
     report = CrashReport(burst=burst, seed=seed, workdir=folder.root)
     for number in range(1, trials + 1):
         result = await _trial(number, folder.run_folder(f"trial-{number}"), burst, rng.randrange(1, burst))
@@ -355,7 +354,7 @@ def _check_decided_once(r: TrialResult, first: dict[str, Decision], replay: dict
     before = r.status_before
     once = totals_after(before, expected_summary(len(first), before["capacity"], before["reserved"]))
     r.problems += invariant_problems(lambda: check_equal(
-        f"the durable totals after {len(first)} distinct one-seat requests", durable_view(r.status_after), once))
+        "totals_after_distinct", durable_view(r.status_after), once, n=len(first)))
 
 
 def _check_histories(r: TrialResult) -> None:

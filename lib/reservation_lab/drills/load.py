@@ -158,7 +158,7 @@ def check_bounds(requests: int, levels: Sequence[int], workshops: int) -> None:
     """Refuse sizes outside the drill's bounds, with a message saying which."""
     require_between("--requests", requests, 1, MAX_REQUESTS)
     if not 1 <= len(levels) <= MAX_LEVELS:
-        raise LabError(f"give 1 to {MAX_LEVELS} concurrency levels, got {len(levels)}.")
+        raise LabError("drills.levels", most=MAX_LEVELS, n=len(levels))
     for level in levels:
         require_between("each concurrency level", level, 1, MAX_CONCURRENCY)
     require_between("--workshops", workshops, 1, MAX_WORKSHOPS)
@@ -192,8 +192,8 @@ async def run_load_drill_async(
                     await asyncio.wait_for(
                         _run_level(server.base_url, index, level, rng, bar.update), LEVEL_TIMEOUT)
                 except TimeoutError:
-                    raise LabError(f"concurrency {concurrency} did not finish within {LEVEL_TIMEOUT:.0f} s; "
-                                   f"see {server.log_path}.") from None
+                    raise LabError("drills.level_timeout", concurrency=concurrency, seconds=round(LEVEL_TIMEOUT),
+                                   log=server.log_path) from None
                 report.levels.append(level)
     folder.finish(report.ok)
     return report
@@ -285,7 +285,7 @@ async def _statuses(client: httpx.AsyncClient, names: list[str]) -> dict[str, di
                     if response.status_code not in RETRY_STATUSES:
                         break
                 await asyncio.sleep(doubling_backoff(attempt))
-            raise LabError(f"the status of {name!r} could not be read ({problem}).")
+            raise LabError("drills.status_unreadable", name=repr(name), problem=problem)
 
     return dict(zip(names, await asyncio.gather(*(one(name) for name in names)), strict=True))
 

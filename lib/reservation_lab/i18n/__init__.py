@@ -1,4 +1,21 @@
-"""Sentences in the learner's language (de, pt, es; en for scripts and tests): the helpers' messages and the
-checker's explanations. Pure data and lookups: may import only `reservation_lab.errors` and `paths`, so that
-every other layer can use it.
+"""Sentences in the learner's language (de, pt, es; en for logs, scripts and tests).
+
+Every sentence a helper or a cell prints, every error message and every check label is a key of one catalog
+file per language (`catalogs/<language>.toml`), looked up by `message(key, **values)`. This is the lowest
+layer: it imports nothing of the package, so every other layer may use it.
 """
+
+from reservation_lab.i18n.catalog import (
+    REFERENCE,
+    Message,
+    current_language,
+    describe,
+    languages,
+    message,
+    number,
+    plural,
+    set_language,
+)
+
+__all__ = ["REFERENCE", "Message", "current_language", "describe", "languages", "message", "number", "plural",
+           "set_language"]

@@ -44,7 +44,7 @@ class Outcome:
     @property
     def problem_keys(self) -> list[str]:
         """The kinds of contradiction the checker found (e.g. overbooking, same_reserved), each once."""
-        return sorted({message.key for message in self.history.problem_messages})
+        return sorted({message.key.removeprefix("checker.") for message in self.history.problem_messages})
 
     def verdict(self) -> dict[str, Any]:
         """The experiment's facts, in a form a check cell compares exactly."""
@@ -75,8 +75,7 @@ def apply_edits(source: str, edits: Mapping[str, str]) -> str:
     for old, new in edits.items():
         count = source.count(old)
         if count != 1:
-            raise LabError(f"The experiment's text {old!r} occurs {count} times in src/index.js (expected once); "
-                           "copy it exactly from the index.js cell.")
+            raise LabError("errors.edit_not_once", text=repr(old), count=count)
         source = source.replace(old, new)
     return source
 

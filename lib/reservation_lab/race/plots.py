@@ -5,26 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from reservation_lab.domain.burst import Decision
+from reservation_lab.i18n import message
 
 COLOURS = {"accepted": "#2e7d32", "rejected": "#ef6c00", None: "#c62828"}
 
-LABELS = {
-    "x": {"de": "ms seit dem Start des Bursts", "pt": "ms desde o início da rajada",
-          "es": "ms desde el inicio de la ráfaga", "en": "ms since the burst started"},
-    "accepted": {"de": "angenommen", "pt": "aceita", "es": "aceptada", "en": "accepted"},
-    "rejected": {"de": "abgelehnt", "pt": "rejeitada", "es": "rechazada", "en": "rejected"},
-    None: {"de": "ohne Entscheidung", "pt": "sem decisão", "es": "sin decisión", "en": "undecided"},
-    "seats": {"de": "Plätze", "pt": "lugares", "es": "plazas", "en": "seats"},
-    "naive": {"de": "naiv: lesen, Timer, schreiben", "pt": "ingênuo: ler, timer, gravar",
-              "es": "ingenuo: leer, temporizador, escribir", "en": "naive: read, timer, write"},
-    "atomic": {"de": "atomar: eine transactionSync", "pt": "atômico: uma transactionSync",
-               "es": "atómico: una transactionSync", "en": "atomic: one transactionSync"},
-}
-
-
 def label(key: str | None, language: str) -> str:
-    """A plot label in the notebook's language (English if unknown)."""
-    return LABELS[key].get(language, LABELS[key]["en"])
+    """A plot label or table column in the notebook's language (the catalog's `race` section)."""
+    return message(f"race.{key or 'undecided'}", language)
 
 
 def plot_bursts(bursts: Mapping[str, Sequence[Decision]], language: str = "en", width: float = 12.0):

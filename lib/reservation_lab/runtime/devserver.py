@@ -18,7 +18,6 @@ from reservation_lab.runtime.commands import announce, relative_args, wrangler_w
 from reservation_lab.runtime.layout import RunLayout
 from reservation_lab.runtime.ports import (
     LOOPBACK,
-    busy_port_message,
     ensure_port_free,
     free_port,
     port_in_use_reported,
@@ -85,10 +84,8 @@ class DevServer:
         self.stop()
         left = self.processes()
         if left or not port_is_free(self.port) or self.watchdog.poll() is None:
-            raise DevServerError(
-                f"the dev server on port {self.port} did not end completely (processes left: {left}, "
-                f"port free: {port_is_free(self.port)}, watchdog ended: {self.watchdog.poll() is not None})."
-            )
+            raise DevServerError("errors.server_not_ended", port=self.port, left=left or "[]",
+                                 free=port_is_free(self.port), watchdog=self.watchdog.poll() is not None)
 
     def _release_watchdog(self) -> None:
         if self.watchdog.stdin is not None:
@@ -137,7 +134,7 @@ def start_dev_server(
     config = config or run.config
     state_dir = state_dir or run.state_dir
     if not config.exists():
-        raise DevServerError(f"{config} does not exist; write the wrangler config first.")
+        raise DevServerError("errors.config_missing", path=config)
     chosen = ensure_port_free(port) if port else 0
     taken: list[int] = []
     for attempt in range(1, PORT_TRIES + 1):
@@ -146,16 +143,12 @@ def start_dev_server(
             server = _start_once(run, listen_port, inspector_port, timeout, log_name, config, state_dir, progress)
         except _AddressInUse as race:
             if chosen and race.port == chosen:
-                raise PortBusyError(busy_port_message(chosen)) from race.error
+                raise PortBusyError("errors.port_busy", port=chosen, host=LOOPBACK) from race.error
             taken.append(race.port)
             continue
         server.port_tries = attempt
         return server
-    raise DevServerError(
-        f"wrangler dev could not bind a loopback port in {PORT_TRIES} tries: ports "
-        f"{', '.join(map(str, taken))} were taken by other processes between being picked and being bound. "
-        "Something on this machine is opening many loopback ports; stop it (or other lab runs) and retry."
-    )
+    raise DevServerError("errors.ports_all_taken", tries=PORT_TRIES, ports=", ".join(map(str, taken)))
 
 
 def _start_once(
@@ -229,17 +222,14 @@ def _wait_until_healthy(
     with httpx.Client(timeout=2.0, trust_env=False) as client:
         if wait_until(lambda: _healthy(server, client), timeout, interval=0.1, on_tick=tick):
             return
-    raise DevServerError(f"wrangler dev did not answer /health within {timeout:.0f} s; see {server.log_path}.")
+    raise DevServerError("errors.server_no_health", seconds=round(timeout), log=server.log_path)
 
 
 def _healthy(server: DevServer, client: httpx.Client) -> bool:
     """True once /health answers; raises DevServerError (with the log tail) if wrangler dev has exited."""
     if server.proc.poll() is not None:
         tail = "\n".join(server.log_text(since_start=True).strip().splitlines()[-8:])
-        raise DevServerError(
-            f"wrangler dev exited with code {server.proc.returncode} before it was healthy; "
-            f"see {server.log_path}:\n{tail}"
-        )
+        raise DevServerError("errors.server_exited", code=server.proc.returncode, log=server.log_path, tail=tail)
     try:
         response = client.get(f"{server.base_url}/health")
         answered = response.status_code == 200 and response.json() == {"status": "ok"}

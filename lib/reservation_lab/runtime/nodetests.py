@@ -39,7 +39,7 @@ def run_node_tests(worker_dir: Path = WORKER_DIR, timeout: float = 120) -> NodeT
     passed = _count(r"^# pass (\d+)", output)
     failed = _count(r"^# fail (\d+)", output)
     if proc.returncode != 0 or failed or not passed:
-        raise LabError(f"The Worker's node tests failed ({passed} passed, {failed} failed):\n{output[-2000:]}")
+        raise LabError("errors.node_tests_failed", passed=passed, failed=failed, output=output[-2000:])
     return NodeTestResult(passed, failed, output)
 
 

@@ -50,17 +50,10 @@ def port_is_free(port: int) -> bool:
         return True
 
 
-def busy_port_message(port: int) -> str:
-    return (
-        f"Port {port} on {LOOPBACK} is already in use (maybe an earlier dev server); "
-        "stop that process or use port 0 to pick a free port."
-    )
-
-
 def ensure_port_free(port: int) -> int:
     """Return port if it is free, else raise a PortBusyError that says what to do."""
     if not port_is_free(port):
-        raise PortBusyError(busy_port_message(port))
+        raise PortBusyError("errors.port_busy", port=port, host=LOOPBACK)
     return port
 
 

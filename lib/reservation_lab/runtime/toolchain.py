@@ -13,7 +13,7 @@ from reservation_lab.errors import ToolchainError
 from reservation_lab.paths import REPO_ROOT, WORKER_DIR
 
 MIN_NODE_MAJOR = 22
-INSTALL_HINT = f"run `{REPO_ROOT / 'lab'} setup` to install Node 22 and the pinned wrangler"
+LAB_SCRIPT = REPO_ROOT / "lab"
 
 
 @dataclass(frozen=True)
@@ -64,16 +64,16 @@ def find_toolchain() -> Toolchain:
     """Find Node >= 22 and the pinned wrangler installed in worker/node_modules."""
     nodes = [node for node in _node_candidates() if node_major(node) >= MIN_NODE_MAJOR]
     if not nodes:
-        raise ToolchainError(f"Node.js {MIN_NODE_MAJOR} or newer was not found; {INSTALL_HINT}.")
+        raise ToolchainError("errors.node_missing", major=MIN_NODE_MAJOR, lab=LAB_SCRIPT)
     wrangler_dir = WORKER_DIR / "node_modules" / "wrangler"
     wrangler_js = wrangler_dir / "bin" / "wrangler.js"
     if not wrangler_js.exists():
-        raise ToolchainError(f"wrangler is not installed in {WORKER_DIR}; {INSTALL_HINT}.")
+        raise ToolchainError("errors.wrangler_missing", folder=WORKER_DIR, lab=LAB_SCRIPT)
     try:
         installed = json.loads((wrangler_dir / "package.json").read_text())["version"]
     except (OSError, ValueError, KeyError):
-        raise ToolchainError(f"wrangler in {wrangler_dir} is incomplete; {INSTALL_HINT}.") from None
+        raise ToolchainError("errors.wrangler_incomplete", folder=wrangler_dir, lab=LAB_SCRIPT) from None
     pinned = pinned_wrangler_version()
     if installed != pinned:
-        raise ToolchainError(f"wrangler {installed} is installed but {pinned} is pinned; {INSTALL_HINT}.")
+        raise ToolchainError("errors.wrangler_other_version", installed=installed, pinned=pinned, lab=LAB_SCRIPT)
     return Toolchain(node=nodes[0], wrangler_js=wrangler_js, wrangler_version=installed)

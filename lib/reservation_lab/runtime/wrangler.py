@@ -101,14 +101,15 @@ def run_wrangler(
     except subprocess.TimeoutExpired:
         kill_process_group(proc)
         command = " ".join(args)
-        raise WranglerError(f"`wrangler {command}` did not finish within {timeout:.0f} s and was stopped.") from None
+        raise WranglerError("errors.wrangler_timeout", command=command, seconds=round(timeout)) from None
     except BaseException:
         kill_process_group(proc)
         raise
     reader.join(timeout=10)
     result = WranglerResult(args=args, returncode=returncode, output="".join(lines))
     if check and not result.ok:
-        raise WranglerError(f"`wrangler {' '.join(args)}` failed with exit code {returncode}: {error_summary(lines)}")
+        raise WranglerError("errors.wrangler_failed", command=" ".join(args), code=returncode,
+                            summary=error_summary(lines))
     return result
 
 

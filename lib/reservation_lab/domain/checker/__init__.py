@@ -34,8 +34,9 @@ serial order the accepted answers' `reserved` values strictly increase: sorting 
   that would not have fit at the end may count as rejected).
 
 `check_history` returns a `CheckResult`; `explain` turns it into a few sentences in the notebook's language
-(German, Brazilian Portuguese, Spanish or English; the words are in `checker_messages`). Each problem is kept as a
-`Message` (a template key and its values) in `problem_messages`; `problems` holds them rendered in English,
+(German, Brazilian Portuguese, Spanish or English; the words are in the `checker` section of `i18n`'s
+catalogs). Each problem is kept as a `Message` (a template key and its values) in `problem_messages`;
+`problems` holds them rendered in English,
 `describe(message, language)` in any language.
 
 The modules: `model` (the result and its problems), `history` (responses into decisions), `chain` (the accepted
@@ -49,7 +50,7 @@ from reservation_lab.domain.checker.fill import PLAN_STATES, PLAN_UNKNOWNS
 from reservation_lab.domain.checker.history import DECIDED, HTTP_FOR
 from reservation_lab.domain.checker.model import CheckResult, Step
 from reservation_lab.domain.checker.status import STATUS_FIELDS
-from reservation_lab.i18n.checker_messages import Message, describe, plural
+from reservation_lab.i18n import Message, describe, plural
 
 __all__ = ["DECIDED", "HTTP_FOR", "PLAN_STATES", "PLAN_UNKNOWNS", "STATUS_FIELDS", "CheckResult", "Message", "Step",
            "check_history", "describe", "explain", "plural"]

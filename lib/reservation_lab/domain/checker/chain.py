@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from reservation_lab.domain.checker.history import Record
 from reservation_lab.domain.checker.model import COUNTER, Problems, Step
-from reservation_lab.i18n.checker_messages import Message, plural
+from reservation_lab.i18n import Message, plural
 
 Link = tuple[Record, int, int]  # (request, from, to): one accepted request in counter order
 
@@ -93,13 +93,13 @@ def place_rejections(rejected: list[Record], links: list[Link], start: int, capa
         if x not in states:
             chain_states = chain_states or sorted(states)
             i = bisect_left(chain_states, x)
-            where = (Message("where_below", {"start": start}) if i == 0 else
-                     Message("where_above", {"last": chain_states[-1]}) if i == len(chain_states) else
-                     Message("where_between", {"lower": chain_states[i - 1], "upper": chain_states[i]}))
+            where = (Message("checker.where_below", {"start": start}) if i == 0 else
+                     Message("checker.where_above", {"last": chain_states[-1]}) if i == len(chain_states) else
+                     Message("checker.where_between", {"lower": chain_states[i - 1], "upper": chain_states[i]}))
             problems.add(COUNTER, x, "never_existed", rid=rec.request_id, reserved=x, where=where)
         elif x + rec.seats <= capacity:
             problems.add(COUNTER, x, "false_rejection", rid=rec.request_id, reserved=x,
-                         fit=plural("fit", rec.seats), capacity=capacity)
+                         fit=plural("checker.fit", rec.seats), capacity=capacity)
         else:
             rejected_at.setdefault(x, []).append(rec)
     return rejected_at

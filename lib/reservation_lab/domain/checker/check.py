@@ -11,7 +11,7 @@ from reservation_lab.domain.checker.fill import fill_holes
 from reservation_lab.domain.checker.history import Response, read_history
 from reservation_lab.domain.checker.model import CheckResult, Problems
 from reservation_lab.domain.checker.status import check_after, starting_state, wanted_undecided
-from reservation_lab.i18n.checker_messages import describe
+from reservation_lab.i18n import describe
 
 
 def check_history(

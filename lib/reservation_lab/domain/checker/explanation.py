@@ -1,10 +1,10 @@
 """`explain`: a check's verdict as a few sentences in the notebook's language (the words are in
-`reservation_lab.i18n.checker_messages`)."""
+the `checker` section of the `i18n` catalogs)."""
 
 from __future__ import annotations
 
 from reservation_lab.domain.checker.model import CheckResult
-from reservation_lab.i18n.checker_messages import Message, describe, plural
+from reservation_lab.i18n import Message, describe, plural
 
 
 def explain(result: CheckResult, limit: int = 12, language: str = "en") -> str:
@@ -14,11 +14,11 @@ def explain(result: CheckResult, limit: int = 12, language: str = "en") -> str:
         return _explain_problems(result, limit, language)
     undecided: Message | str = ""
     if result.unknown:
-        undecided = plural("explain_undecided", len(result.unknown), applied=len(result.applied_unknown))
-    summary = Message("explain_ok", {
+        undecided = plural("checker.explain_undecided", len(result.unknown), applied=len(result.applied_unknown))
+    summary = Message("checker.explain_ok", {
         "start": result.start, "end": result.end, "capacity": result.capacity, "undecided": undecided,
-        "accepted": plural("explain_accepted", result.accepted),
-        "rejected": plural("explain_rejected", result.rejected)})
+        "accepted": plural("checker.explain_accepted", result.accepted),
+        "rejected": plural("checker.explain_rejected", result.rejected)})
     lines = [describe(summary, language)]
     if result.steps:
         lines.append(_explain_order(result, limit, language))
@@ -29,27 +29,27 @@ def _explain_problems(result: CheckResult, limit: int, language: str) -> str:
     messages = result.problem_messages  # rendered only as far as `limit` shows them
     first, more = (describe(messages[0], language), messages[1:]) if messages else (
         result.problem, result.problems[1:])
-    lines = [describe(Message("explain_failed", {"problem": first}), language)]
+    lines = [describe(Message("checker.explain_failed", {"problem": first}), language)]
     if more:
-        lines.append(describe(Message("explain_more", {"n": len(more)}), language))
+        lines.append(describe(Message("checker.explain_more", {"n": len(more)}), language))
         lines.extend(f"  - {describe(p, language) if isinstance(p, Message) else p}" for p in more[:limit])
         if len(more) > limit:
-            lines.append("  " + describe(Message("explain_and_more", {"n": len(more) - limit}), language))
+            lines.append("  " + describe(Message("checker.explain_and_more", {"n": len(more) - limit}), language))
     return "\n".join(lines)
 
 
 def _explain_order(result: CheckResult, limit: int, language: str) -> str:
     described = []
     at = result.start
-    undecided_mark = describe(Message("explain_undecided_mark", {}), language)
+    undecided_mark = describe(Message("checker.explain_undecided_mark", {}), language)
     for step in result.steps[:limit]:
         mark = undecided_mark if step.unknown else ""
         if step.status == "accepted":
             described.append(f"{step.request_id} {at}→{step.reserved}{mark}")
             at = step.reserved
         else:
-            described.append(describe(Message("explain_step_rejected", {
+            described.append(describe(Message("checker.explain_step_rejected", {
                 "rid": step.request_id, "reserved": step.reserved, "mark": mark}), language))
-    tail = (describe(Message("explain_order_tail", {"n": len(result.steps) - limit}), language)
+    tail = (describe(Message("checker.explain_order_tail", {"n": len(result.steps) - limit}), language)
             if len(result.steps) > limit else "")
-    return describe(Message("explain_order", {"steps": ", ".join(described), "tail": tail}), language)
+    return describe(Message("checker.explain_order", {"steps": ", ".join(described), "tail": tail}), language)

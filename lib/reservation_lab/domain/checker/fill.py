@@ -17,7 +17,7 @@ from operator import attrgetter
 from reservation_lab.domain.checker.chain import Hole, Link, states_inside
 from reservation_lab.domain.checker.history import Record
 from reservation_lab.domain.checker.model import COUNTER, Problems
-from reservation_lab.i18n.checker_messages import Message
+from reservation_lab.i18n import Message
 
 PLAN_UNKNOWNS = 32  # up to this many undecided requests, the filling is exact (dynamic programming)...
 PLAN_STATES = 4096  # ...as long as the seat-count combinations stay this few; beyond, it is greedy
@@ -227,7 +227,7 @@ def _diagnose(holes: list[Hole], rejected_states: list[int], pool: Pool, problem
 
 def _report_gap(hole: Hole, then: Record, undecided_seen: bool, problems: Problems) -> None:
     """A hole before the accepted request `then` that undecided requests cannot fill."""
-    left = (Message("left_start", {"lo": hole.lo}) if hole.left_by is None else
-            Message("left_by", {"by": hole.left_by, "lo": hole.lo}))
+    left = (Message("checker.left_start", {"lo": hole.lo}) if hole.left_by is None else
+            Message("checker.left_by", {"by": hole.left_by, "lo": hole.lo}))
     problems.add(COUNTER, hole.lo, "gap_undecided" if undecided_seen else "gap", lo=hole.lo, hi=hole.hi, left=left,
                  rid=then.request_id, reserved=then.reserved)

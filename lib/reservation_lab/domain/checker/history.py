@@ -15,7 +15,7 @@ from typing import Any
 from reservation_lab.domain.burst import Decision
 from reservation_lab.domain.checker.model import ANSWERS, Problems
 from reservation_lab.errors import LabError
-from reservation_lab.i18n.checker_messages import Message, plural
+from reservation_lab.i18n import Message, plural
 
 DECIDED = ("accepted", "rejected")
 HTTP_FOR = {"accepted": 201, "rejected": 409}
@@ -52,11 +52,11 @@ def record(response: Response, index: int) -> Record:
         request_id = body.get("requestId")
         http = None
     else:
-        raise LabError(f"Response {index} is a {type(response).__name__}; pass Decision objects or response dicts.")
+        raise LabError("errors.response_type", index=index, kind=type(response).__name__)
     if not isinstance(request_id, str):
-        raise LabError(f"Response {index} has no requestId ({response!r}); every response must name its request.")
+        raise LabError("errors.response_no_id", index=index, response=repr(response))
     if type(seats) is not int or seats < 1:
-        raise LabError(f"{request_id}: seats must be a positive integer, got {seats!r}.")
+        raise LabError("errors.response_seats", rid=request_id, seats=repr(seats))
     if status not in DECIDED:
         status = None
     return Record(request_id, seats, status, body.get("reserved"), body.get("replayed") is True,
@@ -65,8 +65,8 @@ def record(response: Response, index: int) -> Record:
 
 def decision(rec: Record) -> Message:
     """The decision a record reports, for problem texts."""
-    return Message("decision", {"status": Message(f"status_{rec.status}", {}), "reserved": rec.reserved,
-                                "seats": plural("seats", rec.seats)})
+    return Message("checker.decision", {"status": Message(f"checker.status_{rec.status}", {}), "reserved": rec.reserved,
+                                "seats": plural("checker.seats", rec.seats)})
 
 
 def _same(a: Record, b: Record) -> bool:
@@ -116,7 +116,7 @@ def _first_decisions(responses: Iterable[Response], prior_map: dict[str, Record]
         if rec.http is not None and rec.http != HTTP_FOR[status]:
             problems.add(ANSWERS, index, "http_mismatch", rid=rid, http=rec.http, status=status)
         if type(rec.reserved) is not int:
-            problems.add(ANSWERS, index, "invalid_reserved", rid=rid, status=Message(f"status_{status}", {}),
+            problems.add(ANSWERS, index, "invalid_reserved", rid=rid, status=Message(f"checker.status_{status}", {}),
                          reserved=rec.reserved)
             continue
         if rec.capacity is not None and rec.capacity != capacity:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from reservation_lab.i18n.checker_messages import Message, describe
+from reservation_lab.i18n import Message, describe
 
 
 class Step(NamedTuple):
@@ -61,7 +61,7 @@ class Problems:
 
     def add(self, phase: int, key: int, template: str | Message, **values: Any) -> None:
         """Record the problem `template` (a catalog key, with `values`) or a ready Message."""
-        message = template if isinstance(template, Message) else Message(template, values)
+        message = template if isinstance(template, Message) else Message(f"checker.{template}", values)
         self.items.append((phase, key, len(self.items), message))
 
     def messages(self) -> list[Message]:

@@ -9,21 +9,21 @@ from reservation_lab.domain.checker.history import Record
 from reservation_lab.domain.checker.model import ANSWERS, DURABLE, Problems
 from reservation_lab.domain.model import STATUS_FIELDS
 from reservation_lab.errors import LabError
-from reservation_lab.i18n.checker_messages import plural
+from reservation_lab.i18n import plural
 
 
 def starting_state(before: Mapping[str, Any], after: Mapping[str, Any] | None, problems: Problems) -> tuple[int, int]:
     """The capacity and the counter before the burst; LabError if the status dicts lack what the check needs."""
     if "capacity" not in before or "reserved" not in before:
-        raise LabError("`before` must be a status dict with at least capacity and reserved.")
+        raise LabError("errors.status_before")
     if after is not None:
         missing = [f"after.{name}" for name in STATUS_FIELDS if name not in after]
         missing += [f"before.{name}" for name in ("acceptedRequests", "rejectedRequests") if name not in before]
         if missing:
-            raise LabError(f"The status dicts lack {', '.join(missing)}; pass the status route's full answers.")
+            raise LabError("errors.status_lacks", missing=", ".join(missing))
     capacity, start = before["capacity"], before["reserved"]
     if not (type(capacity) is int and type(start) is int):
-        raise LabError(f"`before` needs integer capacity and reserved, got {capacity!r} and {start!r}.")
+        raise LabError("errors.status_integers", capacity=repr(capacity), reserved=repr(start))
     if not 0 <= start <= capacity:
         problems.add(ANSWERS, -1, "impossible_start", start=start, capacity=capacity)
     return capacity, start
@@ -52,17 +52,17 @@ def check_after(after: Mapping[str, Any], before: Mapping[str, Any], capacity: i
         problems.add(DURABLE, 1, "after_lost_write", reserved=reserved, decided=decided_end)
     elif reserved != end:
         problems.add(DURABLE, 1, "after_unexplained", reserved=reserved, end=end,
-                     taken=plural("taken", reserved - end))
+                     taken=plural("checker.taken", reserved - end))
     if after["acceptedSeats"] != reserved:
         problems.add(DURABLE, 2, "after_seats", reserved=reserved, seats=after["acceptedSeats"])
     grew = after["acceptedRequests"] - before["acceptedRequests"]
     if grew != n_accepted + len(applied):
-        counted = plural("counted_accepted", len(applied)) if applied else ""
-        problems.add(DURABLE, 3, plural("after_accepted", n_accepted, counted=counted, grew=grew))
+        counted = plural("checker.counted_accepted", len(applied)) if applied else ""
+        problems.add(DURABLE, 3, plural("checker.after_accepted", n_accepted, counted=counted, grew=grew))
     grew = after["rejectedRequests"] - before["rejectedRequests"]
     could = [rec for rec in leftover if end + rec.seats > capacity]  # undecided ones that may have been rejected
     if n_rejected <= grew <= n_rejected + len(could):
         return could[: grew - n_rejected]
-    counted = plural("counted_rejected", len(could)) if could else ""
-    problems.add(DURABLE, 4, plural("after_rejected", n_rejected, counted=counted, grew=grew))
+    counted = plural("checker.counted_rejected", len(could)) if could else ""
+    problems.add(DURABLE, 4, plural("checker.after_rejected", n_rejected, counted=counted, grew=grew))
     return []

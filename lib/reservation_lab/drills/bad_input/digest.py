@@ -29,7 +29,7 @@ def durable_digest(state_dir: Path) -> StateDigest:
     """Digest every SQLite file under `<state_dir>/v3/do/`, read from a copy (with its WAL) by Python's sqlite3."""
     files = sorted((state_dir / "v3" / "do").rglob("*.sqlite"))
     if not files:
-        raise LabError(f"no Durable Object SQLite files under {state_dir / 'v3' / 'do'}; was the workshop seeded?")
+        raise LabError("drills.no_sqlite_files", folder=state_dir / "v3" / "do")
     rows: dict[str, str] = {}
     raw: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="bad-input-digest-") as scratch:

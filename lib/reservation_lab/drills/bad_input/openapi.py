@@ -20,7 +20,7 @@ def load_openapi(path: Path = OPENAPI) -> dict[str, Any]:
     try:
         return yaml.safe_load(path.read_text())
     except (OSError, yaml.YAMLError) as exc:
-        raise LabError(f"could not read the API description {path}: {exc}") from exc
+        raise LabError("drills.openapi_unreadable", path=path, error=exc) from exc
 
 
 def resolve_refs(node: Any, root: dict[str, Any]) -> Any:
@@ -56,5 +56,5 @@ def length_bounds(pattern: str) -> tuple[int, int]:
     """(min, max) length of `^[class][class]{m,n}$`-shaped patterns: (m + 1, n + 1)."""
     match = re.fullmatch(r"\^\[[^\]]+\]\[[^\]]+\]\{(\d+),(\d+)\}\$", pattern)
     if not match:
-        raise LabError(f"the pattern {pattern!r} does not have the expected shape ^[..][..]{{m,n}}$.")
+        raise LabError("drills.pattern_shape", pattern=repr(pattern))
     return int(match[1]) + 1, int(match[2]) + 1

@@ -92,8 +92,8 @@ def _seed(link: _Link) -> tuple[list[RawRequest], list[Answer]]:
                 for rid, seats in (SEED_ACCEPTED, SEED_REJECTED)]
     answers = [link.send(request) for request in requests]
     if [answer.status for answer in answers] != [201, 409]:
-        raise LabError(f"seeding {SEED_WORKSHOP!r} did not answer 201 then 409: "
-                       f"{[(a.status, a.body[:100], a.error) for a in answers]}; see {link.server.log_path}.")
+        raise LabError("drills.seeding_failed", workshop=repr(SEED_WORKSHOP), log=link.server.log_path,
+                       answers=[(a.status, a.body[:100], a.error) for a in answers])
     return requests, answers
 
 
@@ -118,8 +118,8 @@ def _send_and_judge(link: _Link, contract: Contract, planned: list[tuple[RawRequ
         silent = silent + 1 if answer.error is not None else 0
         if silent >= MAX_SILENT or link.server.proc.poll() is not None:
             bar.close()
-            raise LabError(f"the dev server stopped answering ({answer.error or 'it exited'}) after "
-                           f"{len(report.findings)} findings; see {link.server.log_path}.")
+            raise LabError("drills.server_stopped", error=answer.error or "exit", n=len(report.findings),
+                           log=link.server.log_path)
         if previous is not None and any(reason == "proxy drop" for reason, _ in link.retried[before:]):
             report.drops_after[previous.kind if previous.kind.startswith("table") else previous.shape()] += 1
         previous = request
