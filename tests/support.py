@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from reservation_lab.domain.model import CAPACITY
@@ -45,3 +46,45 @@ def acc(request_id: str, reserved: int, seats: int = 1, **kw: Any) -> dict[str, 
 
 def rej(request_id: str, reserved: int, seats: int = 1, **kw: Any) -> dict[str, Any]:
     return body(request_id, "rejected", reserved, seats, **kw)
+
+
+# What a learner reads: the executed cells' outputs, and lines among them that read as English.
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# Words that mark an English sentence and are no word of German, Portuguese or Spanish.
+ENGLISH = re.compile(r"\b(the|is|are|were|not|and|with|of|to|first|already|maybe|earlier|does|did|exist|write|"
+                     r"which|this|that|above|below|yet|defined|logged|your|stop|pick|named|sees|got|"
+                     r"expected|answered|failed|passed|waiting|ready|after|restarted|wrote|lines|attempts?)\b",
+                     re.IGNORECASE)
+# Not prose: a shown command line, code in backticks, quoted values, paths and URLs, JSON keys, JupyterLab's
+# own (English) menu path, and the lines the pinned wrangler itself prints after a shown wrangler command.
+NOT_PROSE = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\S*/\S*|https?://\S+|\w+=\S*|Run → [^)]*")
+COMMAND = re.compile(r"^\[[^\]]*\] \$ ")
+
+
+def english_lines(text: str) -> list[str]:
+    """The lines of `text` that read as English prose (commands, code, data and wrangler's own words aside)."""
+    found = []
+    in_tool_output = False
+    for line in ANSI.sub("", text).splitlines():
+        if COMMAND.match(line):
+            in_tool_output = "npx wrangler deploy --dry-run" in line  # wrangler's own words follow
+            continue
+        if in_tool_output:
+            continue
+        if ENGLISH.search(NOT_PROSE.sub(" ", line)):
+            found.append(line)
+    return found
+
+
+def output_text(cell: Any) -> str:
+    """Everything an executed cell shows as text (streams, error tracebacks, text/plain of non-figures)."""
+    parts = []
+    for output in cell.get("outputs", []):
+        if output.output_type == "stream":
+            parts.append(output.text)
+        elif output.output_type == "error":
+            parts.append("\n".join(output.traceback))
+        elif "image/png" not in output.get("data", {}):  # a figure's text/plain is its repr, not a line shown
+            parts.append(str(output.get("data", {}).get("text/plain", "")))
+    return "\n".join(parts)

@@ -12,6 +12,7 @@ import pytest
 
 from reservation_lab.course.papermill_run import run_course
 from reservation_lab.errors import LabError
+from tests.support import english_lines, output_text
 
 STRESS_ROUNDS = 3  # the port race once failed this on a fresh clone: several rounds show it is gone
 
@@ -38,6 +39,9 @@ def test_three_languages_at_once_with_a_larger_burst(tmp_path: Path, round_: int
         assert report["replayed"] is True and report["cloud"] is False
         executed = nbformat.read(tmp_path / language / f"concurrent-reservations.{language}.ipynb", as_version=4)
         assert any("injected-parameters" in c.metadata.get("tags", []) for c in executed.cells)
+        english = {c.id: lines for c in executed.cells if c.cell_type == "code" and (lines := english_lines(
+            output_text(c)))}
+        assert english == {}, f"{language}: English lines in the executed notebook"
         assert "Invariant summary (local, notebook " + language in out
     ports = {json.loads((tmp_path / lang / "report.json").read_text())["run"] for lang in procs}
     assert len(ports) == 3, "each run must have its own Worker name"

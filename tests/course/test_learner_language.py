@@ -18,43 +18,7 @@ from nbclient import NotebookClient
 
 from reservation_lab.course import builder
 from reservation_lab.i18n import message
-
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-# Words that mark an English sentence and are no word of German, Portuguese or Spanish.
-ENGLISH = re.compile(r"\b(the|is|are|were|not|and|with|of|to|first|already|maybe|earlier|does|did|exist|write|"
-                     r"which|this|that|above|below|yet|defined|logged|your|stop|pick|named|sees|got|"
-                     r"expected|answered|failed|passed|waiting|ready|after|restarted|wrote|lines|attempts?)\b",
-                     re.IGNORECASE)
-# Not prose: a shown command line, code in backticks, quoted values, paths and URLs, JSON keys, JupyterLab's
-# own (English) menu path, and the lines the pinned wrangler itself prints after a shown wrangler command.
-NOT_PROSE = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\S*/\S*|https?://\S+|\w+=\S*|Run → [^)]*")
-COMMAND = re.compile(r"^\[[^\]]*\] \$ ")
-
-
-def english_lines(text: str) -> list[str]:
-    found = []
-    in_tool_output = False
-    for line in ANSI.sub("", text).splitlines():
-        if COMMAND.match(line):
-            in_tool_output = "npx wrangler deploy --dry-run" in line  # wrangler's own words follow
-            continue
-        if in_tool_output:
-            continue
-        if ENGLISH.search(NOT_PROSE.sub(" ", line)):
-            found.append(line)
-    return found
-
-
-def output_text(cell: nbformat.NotebookNode) -> str:
-    parts = []
-    for output in cell.get("outputs", []):
-        if output.output_type == "stream":
-            parts.append(output.text)
-        elif output.output_type == "error":
-            parts.append("\n".join(output.traceback))
-        elif "image/png" not in output.get("data", {}):  # a figure's text/plain is its repr, not a line shown
-            parts.append(str(output.get("data", {}).get("text/plain", "")))
-    return "\n".join(parts)
+from tests.support import ANSI, english_lines, output_text
 
 
 def test_the_detector_finds_english_and_lets_commands_and_data_pass() -> None:
