@@ -24,6 +24,10 @@ class Localized:
         """The whole message in `language` (default: the learner's)."""
         return describe(self.message, language)
 
+    def __reduce__(self) -> tuple:
+        """Pickle and copy rebuild the error from its message (its English text is no catalog key)."""
+        return type(self), (self.message,), self.__dict__
+
 
 class LabError(Localized, RuntimeError):
     """Base class: one message a learner can act on. `LabError("errors.<name>", **values)`."""

@@ -21,6 +21,7 @@ from reservation_lab.domain.invariants import (
     totals_after,
 )
 from reservation_lab.errors import InvariantError
+from reservation_lab.i18n import message
 
 
 def decision(
@@ -309,7 +310,10 @@ def test_check_equal_names_what_was_compared() -> None:
     with pytest.raises(InvariantError, match="final totals: expected 4, got 3") as raised:
         check_equal("final_totals", 3, 4)
     assert raised.value.message.key == "invariants.not_equal"
-    assert raised.value.localized("en") == str(raised.value)
+    german = raised.value.localized("de")
+    assert german != str(raised.value) and german.startswith(message("checks.final_totals", "de") + ":")
+    with pytest.raises(KeyError, match="checks.no_such_label"):  # an unknown label fails even when equal
+        check_equal("no_such_label", 1, 1)
 
 
 def test_invariant_error_is_an_assertion_error() -> None:

@@ -131,3 +131,68 @@ def test_say_prints_the_notebooks_language(capsys: pytest.CaptureFixture[str]) -
     finally:
         set_language("en")
     assert capsys.readouterr().out.strip() == "testes do Node: 93 aprovados, 0 com falha"
+
+
+ERROR_CLASSES = {"LabError", "ToolchainError", "PortBusyError", "DevServerError", "WranglerError", "APIError",
+                 "CheckFailed", "VerificationFailed", "InvariantError", "BurstReplayed"}
+NOT_PLACEHOLDERS = {"kind", "status", "codes"}  # APIError's own fields
+
+
+def call_sites() -> list[tuple[str, str, set[str]]]:
+    """(where, key, values given) for every call in lib/ that names a catalog key and passes its values
+    literally: an error class or message()/plural() with keywords, Message(key, {...}), fail(), check_equal()."""
+    sites = []
+    for path in PACKAGE_DIR.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)) or any(k.arg is None for k in node.keywords):
+                continue
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            key, given = node.args[0].value, {k.arg for k in node.keywords}
+            if name == "APIError":
+                given -= NOT_PLACEHOLDERS
+            where = f"{path.relative_to(PACKAGE_DIR)}:{node.lineno}"
+            if name in ERROR_CLASSES | {"message"} and "." in key:
+                sites.append((where, key, given))
+            elif name == "plural":
+                sites.append((where, key, given | {"n"}))
+            elif name == "Message" and "." in key:
+                values = node.args[1] if len(node.args) > 1 else None
+                if values is None or isinstance(values, ast.Dict) and all(isinstance(k, ast.Constant)
+                                                                           for k in values.keys):
+                    sites.append((where, key, {k.value for k in values.keys} if values else set()))
+            elif name == "fail":
+                sites.append((where, f"invariants.{key}", given))
+            elif name == "check_equal":
+                sites.append((where, f"checks.{key}", given))
+    return sites
+
+
+def test_every_call_passes_exactly_the_placeholders_of_its_template() -> None:
+    english = entries("en")
+    wrong = []
+    for where, key, given in call_sites():
+        template = english.get(key) or english.get(f"{key}_other")
+        if template is None:
+            wrong.append(f"{where}: no key {key}")
+        elif {name for name, _ in fields(template)} != given:
+            wrong.append(f"{where}: {key} wants {sorted(n for n, _ in fields(template))}, gets {sorted(given)}")
+    assert wrong == []
+    assert len(call_sites()) > 120
+
+
+def test_errors_survive_pickle_and_copy() -> None:
+    import copy
+    import pickle
+
+    from reservation_lab.cloud.api import APIError
+    from reservation_lab.errors import BurstReplayed, PortBusyError
+
+    for error in (PortBusyError("errors.port_busy", port=1, host="127.0.0.1"),
+                  BurstReplayed("invariants.all_replayed", n=10),
+                  APIError("cloud.api_not_json", kind="server", status=502, what=Message("cloud.what_settings"),
+                           code=502)):
+        for again in (pickle.loads(pickle.dumps(error)), copy.copy(error)):
+            assert type(again) is type(error) and str(again) == str(error)
+            assert again.localized("de") == error.localized("de") != str(error)
+    assert pickle.loads(pickle.dumps(error)).status == 502

@@ -18,7 +18,7 @@ from reservation_lab.paths import PACKAGE_DIR
 
 AUTHOR_TOOLS = {"cli.py", "drills", "builder.py", "lockfile.py", "i18n", "__main__.py", "kernel.py", "jupyter.py"}
 SENTENCE = re.compile(r"[A-Za-zÀ-ÿ]{2,}[ ,;:]+[A-Za-zÀ-ÿ]{2,}")
-OUTPUT_CALLS = {"print", "write", "say_raw", "display"}
+OUTPUT_CALLS = {"print", "write", "display", "add_note"}
 # Exceptions that are not the learner's to read: Python's own wording (a NameError the friendly handler
 # explains in the learner's language) and programming errors of the package.
 ALLOWED = {"name 'run' is not defined"}
@@ -47,7 +47,7 @@ def sentences_in(source: str, where: str) -> list[str]:
             if name in OUTPUT_CALLS:
                 calls.append(node)
         for call in calls:
-            for argument in call.args:
+            for argument in [*call.args, *(keyword.value for keyword in call.keywords)]:
                 text = literal_text(argument)
                 if SENTENCE.search(text) and text not in ALLOWED:
                     found.append(f"{where}:{call.lineno}: {text[:80]!r}")
@@ -79,6 +79,9 @@ def test_the_scan_finds_a_planted_sentence() -> None:
         "echo.write('\\nready; settling 5 s')\n"
         "print(message('lines.run_folder', path=p))\n"
         "raise LabError('errors.port_busy', port=1, host='h')\n"
+        "raise LabError('errors.not_in_burst', rid='the request of the day')\n"
+        "error.add_note('logs kept here')\n"
     )
     assert sorted(hit.split(": ", 1)[1] for hit in sentences_in(planted, "planted")) == sorted([
-        "'the server is ready'", "'waiting for  : ready'", "'Port busy; use port 0.'", "'\\nready; settling 5 s'"])
+        "'the server is ready'", "'waiting for  : ready'", "'Port busy; use port 0.'", "'\\nready; settling 5 s'",
+        "'the request of the day'", "'logs kept here'"])

@@ -9,7 +9,7 @@ from typing import Any
 from reservation_lab.domain.burst import Decision
 from reservation_lab.domain.model import CAPACITY, STATUS_FIELDS
 from reservation_lab.errors import BurstReplayed, InvariantError
-from reservation_lab.i18n import Message
+from reservation_lab.i18n import REFERENCE, Message, describe
 
 
 @dataclass(frozen=True)
@@ -120,8 +120,10 @@ def check_status(status: Mapping[str, Any]) -> None:
 def check_equal(label: str, actual: Any, expected: Any, **values: Any) -> None:
     """Assert actual == expected; `label` names what was compared: a key of the catalog's `checks` section
     (with the `values` of its placeholders), so the failure reads in the learner's language."""
+    label_message = Message(f"checks.{label}", values)
+    describe(label_message, REFERENCE)  # an unknown label fails at once, not only when the check fails
     if actual != expected:
-        fail("not_equal", label=Message(f"checks.{label}", values), expected=expected, actual=actual)
+        fail("not_equal", label=label_message, expected=expected, actual=actual)
 
 
 def totals_after(status: Mapping[str, int], late: Summary) -> dict[str, int]:

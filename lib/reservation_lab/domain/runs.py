@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from reservation_lab.domain.config import create_run_folder, write_wrangler_config
+from reservation_lab.i18n import message
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 
 
@@ -27,12 +28,12 @@ def temporary_server(prefix: str = "lab-", **start: Any) -> Iterator[DevServer]:
     try:
         server = start_dev_server(run, **start)
     except BaseException as error:
-        error.add_note(f"logs kept in {run.logs_dir}")
+        error.add_note(message("lines.logs_kept", path=run.logs_dir))
         raise
     try:
         yield server
     except BaseException as error:
-        error.add_note(f"logs kept in {run.logs_dir}")
+        error.add_note(message("lines.logs_kept", path=run.logs_dir))
         server.stop()
         raise
     server.stop_and_prove()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from reservation_lab.errors import WranglerError
+from reservation_lab.i18n import Message
 from reservation_lab.runtime.commands import announce, relative_args, wrangler_words
 from reservation_lab.runtime.layout import RunLayout
 from reservation_lab.runtime.processes import kill_process_group
@@ -116,12 +117,12 @@ def run_wrangler(
 _BOILERPLATE = ("If you think this is a bug", "Logs were written to", "Note that there is a newer version")
 
 
-def error_summary(lines: list[str]) -> str:
+def error_summary(lines: list[str]) -> str | Message:
     """The lines that say what went wrong: from the first error marker on, without wrangler's boilerplate."""
     start = next((i for i, line in enumerate(lines) if "[ERROR]" in line or line.lstrip().startswith("✘")), None)
     chosen = lines[start:] if start is not None else lines[-5:]
     kept = [line.strip() for line in chosen if line.strip() and not line.strip().startswith(_BOILERPLATE)]
-    return " ".join(kept[:8]) or "(no output)"
+    return " ".join(kept[:8]) or Message("errors.no_output")
 
 
 def dry_run(run: RunLayout, echo: Any = None) -> WranglerResult:

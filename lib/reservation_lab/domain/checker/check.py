@@ -11,7 +11,7 @@ from reservation_lab.domain.checker.fill import fill_holes
 from reservation_lab.domain.checker.history import Response, read_history
 from reservation_lab.domain.checker.model import CheckResult, Problems
 from reservation_lab.domain.checker.status import check_after, starting_state, wanted_undecided
-from reservation_lab.i18n import describe
+from reservation_lab.i18n import REFERENCE, describe
 
 
 def check_history(
@@ -72,7 +72,7 @@ def _check(responses: Iterable[Response], before: Mapping[str, Any], after: Mapp
     return CheckResult(
         ok=ok,
         order=[step.request_id for step in steps],
-        problem=describe(messages[0]) if messages else None,
+        problem=describe(messages[0], REFERENCE) if messages else None,
         steps=steps,
         capacity=capacity,
         start=start,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from reservation_lab.i18n import Message, describe
+from reservation_lab.i18n import REFERENCE, Message, describe
 
 
 class Step(NamedTuple):
@@ -43,7 +43,7 @@ class CheckResult:
 
     def __post_init__(self) -> None:
         if self.problems is None:
-            self.problems = [describe(message) for message in self.problem_messages]
+            self.problems = [describe(message, REFERENCE) for message in self.problem_messages]
 
 
 # The phases of a problem, the first part of its sort key: the order in which `problems` lists them.
