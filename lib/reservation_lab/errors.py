@@ -16,9 +16,9 @@ class Localized:
 
     message: Message
 
-    def _set_message(self, key: str | Message, values: dict[str, Any]) -> str:
+    def __init__(self, key: str | Message, **values: Any) -> None:
         self.message = key if isinstance(key, Message) else Message(key, values)
-        return describe(self.message, REFERENCE)
+        super().__init__(describe(self.message, REFERENCE))
 
     def localized(self, language: str | None = None) -> str:
         """The whole message in `language` (default: the learner's)."""
@@ -31,9 +31,6 @@ class Localized:
 
 class LabError(Localized, RuntimeError):
     """Base class: one message a learner can act on. `LabError("errors.<name>", **values)`."""
-
-    def __init__(self, key: str | Message, **values: Any) -> None:
-        super().__init__(self._set_message(key, values))
 
 
 class ToolchainError(LabError):
@@ -54,9 +51,6 @@ class WranglerError(LabError):
 
 class InvariantError(Localized, AssertionError):
     """A lab invariant does not hold; the message names which and how."""
-
-    def __init__(self, key: str | Message, **values: Any) -> None:
-        super().__init__(self._set_message(key, values))
 
 
 class BurstReplayed(InvariantError):

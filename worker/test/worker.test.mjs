@@ -63,7 +63,7 @@ async function assertReplayedAccepted(env, workshop, payload, first) {
     requestId: payload.requestId,
     seats: first.seats,
     status: "accepted",
-    capacity: 4,
+    capacity: CAPACITY,
     reserved: first.reserved,
     replayed: true,
   });

@@ -19,7 +19,7 @@ from reservation_lab.cloud.api import APIError, CloudflareAPI, is_not_found
 from reservation_lab.domain.burst import Decision, send_burst_sync
 from reservation_lab.domain.client import LabClient
 from reservation_lab.domain.config import BINDING, CLASS_NAME
-from reservation_lab.domain.invariants import CAPACITY, check_burst, durable_view, expected_summary
+from reservation_lab.domain.invariants import check_burst, durable_view, expected_summary, expected_totals
 from reservation_lab.domain.model import BURST_SIZE
 from reservation_lab.errors import InvariantError, LabError
 from reservation_lab.i18n import REFERENCE, Message, describe
@@ -83,13 +83,6 @@ def run_checks(mode: str, checks: list[Check]) -> Verdict:
             detail = f"{type(exc).__name__}: {redact(str(exc))}"
             problems.append(Message("verify.problem", {"label": label, "detail": detail}))
     return Verdict(mode, passed=not problems and len(proved) == len(checks), found=problems, proved=proved)
-
-
-def expected_totals(burst_size: int) -> dict[str, int]:
-    """The durable totals of a workshop after one burst of `burst_size` one-seat requests."""
-    s = expected_summary(burst_size)
-    return {"capacity": CAPACITY, "reserved": s.highestReserved, "acceptedRequests": s.accepted,
-            "rejectedRequests": s.rejected, "acceptedSeats": s.highestReserved}
 
 
 def check_binding(api: CloudflareAPI, script: str) -> Message:

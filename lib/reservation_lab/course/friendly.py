@@ -7,7 +7,6 @@ import sys
 from functools import cache
 from typing import Any
 
-from reservation_lab.course.builder import load_cells
 from reservation_lab.errors import (
     BurstReplayed,
     DevServerError,
@@ -39,6 +38,8 @@ def lab_names() -> frozenset[str]:
 
     A NameError for one of them means a cell was run before the cell that defines it.
     """
+    from reservation_lab.course.builder import load_cells  # nbformat is slow to import; only needed here
+
     defined: set[str] = set()
     flags = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     for cell in load_cells():

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from reservation_lab.domain.model import BURST_SIZE
 from reservation_lab.domain.routes import reservations_path
 from reservation_lab.errors import LabError
 
@@ -108,7 +109,7 @@ async def _send_one(
 async def send_burst(
     base_url: str,
     workshop: str,
-    size: int = 10,
+    size: int = BURST_SIZE,
     seats: int | list[int] = 1,
     prefix: str = "request",
     ids: list[str] | None = None,

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from reservation_lab.domain.routes import reservations_path, status_path
+from reservation_lab.domain.routes import HEALTH, reservations_path, status_path
 from reservation_lab.errors import LabError
 from reservation_lab.runtime.http import OwnsHttpClient
 
@@ -31,7 +31,7 @@ class LabClient(OwnsHttpClient):
         return Reply(response.status_code, response.json())
 
     def health(self) -> Reply:
-        return self._reply(self._http.get("/health"))
+        return self._reply(self._http.get(HEALTH))
 
     def status(self, workshop: str) -> dict[str, Any]:
         """The durable totals of a workshop; raises on anything but 200."""

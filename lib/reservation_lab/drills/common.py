@@ -17,12 +17,12 @@ from typing import Any, ParamSpec, TypeVar
 
 from reservation_lab.domain.burst import run_outside_loop
 from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
+from reservation_lab.domain.invariants import expected_totals
 from reservation_lab.errors import InvariantError, LabError
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 
 P = ParamSpec("P")
 T = TypeVar("T")
-FRESH = {"reserved": 0, "acceptedRequests": 0, "rejectedRequests": 0, "acceptedSeats": 0}  # a new workshop's totals
 
 # --- options -------------------------------------------------------------------------------------------------------
 
@@ -141,7 +141,8 @@ def blocking(coroutine_function: Callable[P, Coroutine[Any, Any, T]], doc: str) 
 
 def is_fresh(status: Mapping[str, Any]) -> bool:
     """True if a workshop's durable totals are those of a new one: no seat taken, no attempt stored."""
-    return {key: status.get(key) for key in FRESH} == FRESH
+    fresh = expected_totals(0)
+    return all(status.get(key) == fresh[key] for key in fresh if key != "capacity")
 
 
 def invariant_problems(*checks: Callable[[], object]) -> list[str]:

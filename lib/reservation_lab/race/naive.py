@@ -18,7 +18,7 @@ from reservation_lab.paths import WORKER_SRC
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 
 NAIVE_CLASS = "NaiveWorkshop"
-NAIVE_FILES = ("naive.js", "front.js", "validation.js")
+NAIVE_SOURCE = "naive.js"  # it imports the run's own front.js and validation.js (the learner's, if edited)
 
 
 def naive_config_path(run: RunFolder) -> Path:
@@ -48,21 +48,20 @@ def naive_config(run: RunFolder) -> dict:
 
 
 def write_naive_config(run: RunFolder) -> Path:
-    """Copy the naive Worker into run/src/ and write run/wrangler.naive.jsonc (local only, never deployed)."""
-    (run.root / "src").mkdir(parents=True, exist_ok=True)
-    for file in NAIVE_FILES:
-        shutil.copyfile(WORKER_SRC / file, run.root / "src" / file)
+    """Copy naive.js into run/src/ and write run/wrangler.naive.jsonc (local only, never deployed).
+
+    The run's front.js and validation.js, which create_run_folder copied and the learner may have edited,
+    are left as they are."""
+    shutil.copyfile(WORKER_SRC / NAIVE_SOURCE, run.root / "src" / NAIVE_SOURCE)
     path = naive_config_path(run)
     path.write_text(json.dumps(naive_config(run), indent=2) + "\n")
     return path
 
 
-def start_naive_server(run: RunFolder, port: int = 0, timeout: float = 60.0) -> DevServer:
-    """Start `wrangler dev` for the naive Worker on 127.0.0.1 with its own state (naive-state/) and log."""
+def start_naive_server(run: RunFolder) -> DevServer:
+    """Start `wrangler dev` for the naive Worker on a free 127.0.0.1 port with its own state (naive-state/) and log."""
     return start_dev_server(
         run,
-        port=port,
-        timeout=timeout,
         log_name="naive.log",
         config=write_naive_config(run),
         state_dir=naive_state_dir(run),
