@@ -83,14 +83,15 @@ def test_wrangler_deletes_success_line(bundle: str) -> None:
 
 def test_dev_servers_ready_and_reload_lines(dev_server) -> None:
     """start_dev_server waits for `Ready on http://127.0.0.1:<port>`, the experiments for the reload line."""
-    from reservation_lab.race.experiments import RELOADED
-    from reservation_lab.runtime.devserver import ready_line
-    from reservation_lab.runtime.waiting import wait_until
+    from reservation_lab.runtime.devserver import RELOAD_LINE, ready_line
 
     assert ready_line(dev_server.port) in dev_server.log_text()
+    mark = dev_server.log_size()
+    assert not dev_server.wait_for_log(RELOAD_LINE, since=mark, timeout=0.2)  # nothing changed yet
     index = dev_server.run.root / "src" / "index.js"
     index.write_text(index.read_text() + "\n// touched\n")
-    assert wait_until(lambda: RELOADED in dev_server.log_text(), 30, interval=0.1), dev_server.log_text()[-800:]
+    assert dev_server.wait_for_log(RELOAD_LINE, since=mark, timeout=30), dev_server.log_text()[-800:]
+    assert RELOAD_LINE in dev_server.log_text(since_start=True)
 
 
 def test_the_token_command_is_never_offered_for_pasting(run_folder: RunFolder, tmp_path: Path, monkeypatch,

@@ -29,14 +29,13 @@ from reservation_lab.domain.client import LabClient
 from reservation_lab.domain.invariants import check_burst, check_equal, durable_view, expected_summary, totals_after
 from reservation_lab.race.demo import race_naive_and_atomic
 from reservation_lab.runtime.nodetests import run_node_tests
-from reservation_lab.runtime.ports import port_is_free
 from reservation_lab.runtime.toolchain import pinned_wrangler_version
 from reservation_lab.runtime.wrangler import dry_run
 
 __all__ = [
     # the run and its local runtime (steps 1-4)
     "prepare_run", "wrangler_version", "pinned_wrangler_version", "run_node_tests",
-    "dry_run", "start_server", "LabClient", "send_burst", "port_is_free",
+    "dry_run", "start_server", "LabClient", "send_burst",
     # invariants and the serial-order checker
     "check_equal", "check_burst", "expected_summary", "durable_view", "totals_after", "check_history", "explain",
     # the race prelude

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
+from reservation_lab.course.display import print_json
 from reservation_lab.domain.checker import explain
 from reservation_lab.domain.config import RunFolder
 from reservation_lab.i18n import current_language
 from reservation_lab.race.experiments import Bench, Outcome, durable, run_experiment
-from reservation_lab.runtime.ports import port_is_free
 
 _BENCHES: dict[Path, Bench] = {}
 
@@ -20,8 +19,8 @@ async def experiment(run: RunFolder, name: str, edits: Mapping[str, str], burst_
     show its verdict, the durable totals and the checker's words."""
     bench = _BENCHES.get(run.root) or _BENCHES.setdefault(run.root, Bench(run))
     outcome = await run_experiment(bench, name, edits, burst_size, **options)
-    print(json.dumps(outcome.verdict(), indent=2))
-    print(json.dumps(durable(outcome), indent=2))
+    print_json(outcome.verdict())
+    print_json(durable(outcome))
     print(explain(outcome.history, language=current_language()))
     return outcome
 
@@ -39,4 +38,4 @@ def stop_experiments(run: RunFolder) -> dict[str, object]:
     if bench is None or bench.server is None:
         return {"processesLeft": 0, "portFree": True}
     bench.close()
-    return {"processesLeft": len(bench.server.processes()), "portFree": port_is_free(bench.server.port)}
+    return bench.server.leftovers()

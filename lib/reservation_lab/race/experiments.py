@@ -21,10 +21,8 @@ from reservation_lab.domain.config import RunFolder, create_run_folder, write_wr
 from reservation_lab.domain.invariants import durable_view
 from reservation_lab.domain.routes import fresh_workshop
 from reservation_lab.errors import LabError
-from reservation_lab.runtime.devserver import DevServer, start_dev_server
-from reservation_lab.runtime.waiting import wait_until
+from reservation_lab.runtime.devserver import RELOAD_LINE, DevServer, start_dev_server
 
-RELOADED = "Local server updated and ready"
 RELOAD_WAIT = 10.0  # seconds to wait for wrangler dev's own reload before restarting it on the same state
 BURST_ATTEMPTS = 2  # an experiment's 500s are its result; one retry shows that a replay does not mend them
 
@@ -112,10 +110,9 @@ class Bench:
             write_atomically(index, variant)
             self.server = start_dev_server(self.folder, port=self.port, log_name="experiments.log")
         elif index.read_text() != variant:
-            server = self.server
-            reloads = server.log_text().count(RELOADED)
+            mark = self.server.log_size()
             write_atomically(index, variant)
-            if not wait_until(lambda: server.log_text().count(RELOADED) > reloads, self.reload_wait, interval=0.05):
+            if not self.server.wait_for_log(RELOAD_LINE, since=mark, timeout=self.reload_wait):
                 self.restarts += 1
                 self.restart()
         return self.server

@@ -67,6 +67,24 @@ class DevServer:
             log.seek(self.log_offset if since_start else 0)
             return strip_ansi(log.read().decode(errors="replace"))
 
+    def log_size(self) -> int:
+        """How many bytes the log holds now (a mark for wait_for_log)."""
+        return self.log_path.stat().st_size if self.log_path.exists() else 0
+
+    def wait_for_log(self, text: str, since: int, timeout: float, interval: float = 0.05) -> bool:
+        """Wait until `text` appears in what the log gained after byte `since`; reads only the new bytes."""
+        state = {"position": since, "recent": ""}
+
+        def appeared() -> bool:
+            with self.log_path.open("rb") as log:
+                log.seek(state["position"])
+                chunk = log.read()
+            state["position"] += len(chunk)
+            state["recent"] = (state["recent"] + chunk.decode(errors="replace"))[-(len(text) + 4096):]
+            return text in strip_ansi(state["recent"])
+
+        return wait_until(appeared, timeout, interval=interval)
+
     def stop(self) -> None:
         """TERM the whole group, wait until no process and no port is left, KILL as fallback."""
         if self.stopped:
@@ -79,13 +97,17 @@ class DevServer:
         self.stopped = True
         _RUNNING.discard(self)
 
+    def leftovers(self) -> dict[str, int | bool]:
+        """What is left of this server: its live processes (a count) and whether its port is free."""
+        return {"processesLeft": len(self.processes()), "portFree": port_is_free(self.port)}
+
     def stop_and_prove(self) -> None:
         """stop(), then raise DevServerError unless no process of the group, no watchdog and no listener is left."""
         self.stop()
-        left = self.processes()
-        if left or not port_is_free(self.port) or self.watchdog.poll() is None:
-            raise DevServerError("errors.server_not_ended", port=self.port, left=left or "[]",
-                                 free=port_is_free(self.port), watchdog=self.watchdog.poll() is not None)
+        left, watchdog_ended = self.leftovers(), self.watchdog.poll() is not None
+        if left["processesLeft"] or not left["portFree"] or not watchdog_ended:
+            raise DevServerError("errors.server_not_ended", port=self.port, left=self.processes() or "[]",
+                                 free=left["portFree"], watchdog=watchdog_ended)
 
     def _release_watchdog(self) -> None:
         if self.watchdog.stdin is not None:
@@ -238,6 +260,9 @@ def _healthy(server: DevServer, client: httpx.Client) -> bool:
     # Only our own server counts: another process that took the port after it was picked answers /health too,
     # while our wrangler dev is still on its way to "Address already in use". Ours says it is ready on the port.
     return answered and ready_line(server.port) in server.log_text(since_start=True)
+
+
+RELOAD_LINE = "Local server updated and ready"  # what wrangler dev logs after it reloaded a changed source file
 
 
 def ready_line(port: int) -> str:
