@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -24,11 +23,9 @@ from reservation_lab.domain.routes import status_path
 from reservation_lab.errors import LabError, WranglerError
 from reservation_lab.i18n import Message, describe, message
 from reservation_lab.paths import REPO_ROOT
-from reservation_lab.runtime.commands import announce, relative_args, shown_folder, wrangler_words
-from reservation_lab.runtime.processes import kill_process_group
+from reservation_lab.runtime.commands import announce, relative_args, shown_folder
 from reservation_lab.runtime.redact import redact, strip_ansi
-from reservation_lab.runtime.toolchain import find_toolchain
-from reservation_lab.runtime.wrangler import error_summary, run_wrangler, wrangler_env
+from reservation_lab.runtime.wrangler import capture_wrangler, failure, run_wrangler
 
 LOGIN_TIMEOUT = 15 * 60
 DEPLOY_TIMEOUT = 10 * 60
@@ -131,29 +128,12 @@ def reports_deletion(printed: str) -> bool:
     return DELETED.search(strip_ansi(printed)) is not None
 
 
-def _capture(run: RunFolder, *args: str, timeout: float = 120, shown: bool = True) -> tuple[int, str, str]:
-    """Run wrangler without echo and return (exit code, stdout, stderr) unredacted: never print them.
-
-    Only the command line is announced (it holds no secret) unless `shown` is False: a command whose output is
-    a secret (`auth token`) is never offered for pasting.
-    """
-    if shown:
-        announce(run.root, wrangler_words(*args))
-    proc = subprocess.Popen(
-        find_toolchain().wrangler_argv(*args), cwd=run.root, env=wrangler_env(run.logs_dir),
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        kill_process_group(proc)
-        raise WranglerError("errors.wrangler_timeout", command=" ".join(args), seconds=round(timeout)) from None
-    return proc.returncode, out, err
+def _capture(run: RunFolder, *args: str, shown: bool = True) -> tuple[int, str, str]:
+    return capture_wrangler(*args, cwd=run.root, log_dir=run.logs_dir, shown=shown)
 
 
-def _failure(args: str, code: int, stderr: str, key: str = "errors.wrangler_failed") -> Message:
-    lines = redact(strip_ansi(stderr)).splitlines(keepends=True)
-    return Message(key, {"command": args, "code": code, "summary": error_summary(lines)})
+def _failure(args: tuple[str, ...], code: int, stderr: str, key: str = "errors.wrangler_failed") -> Message:
+    return failure(args, code, redact(strip_ansi(stderr)).splitlines(keepends=True), key)
 
 
 def login(run: RunFolder, echo: TextIO | None = None) -> None:
@@ -168,7 +148,7 @@ def whoami(run: RunFolder) -> Identity:
     try:
         return parse_whoami(out)
     except LabError:
-        raise WranglerError(_failure("whoami --json", code, err)) from None
+        raise WranglerError(_failure(("whoami", "--json"), code, err)) from None
 
 
 def logout(run: RunFolder, echo: TextIO | None = None) -> None:
@@ -183,7 +163,7 @@ def api_token(run: RunFolder) -> str:
         return token
     code, out, err = _capture(run, "auth", "token", "--json", shown=False)
     if code != 0:
-        raise LabError(_failure("auth token --json", code, err, key="cloud.token_failed"))
+        raise LabError(_failure(("auth", "token", "--json"), code, err, key="cloud.token_failed"))
     return parse_auth_token(out)
 
 

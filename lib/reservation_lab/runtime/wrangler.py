@@ -6,9 +6,10 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from reservation_lab.errors import WranglerError
 from reservation_lab.i18n import Message
@@ -17,6 +18,8 @@ from reservation_lab.runtime.layout import RunLayout
 from reservation_lab.runtime.processes import kill_process_group
 from reservation_lab.runtime.redact import redact, strip_ansi
 from reservation_lab.runtime.toolchain import find_toolchain
+
+T = TypeVar("T")
 
 OFFLINE_ENV = {  # nothing leaves the machine on wrangler's own initiative (also in the course's terminals)
     "WRANGLER_SEND_METRICS": "false",
@@ -69,21 +72,9 @@ def run_wrangler(
 
     Absolute paths inside cwd are passed relative to it, and the command is announced as `npx wrangler …`.
     """
-    toolchain = find_toolchain()
-    env = wrangler_env(log_dir or cwd / "logs", extra_env)
     args = tuple(relative_args(args, cwd))
     announce(cwd, wrangler_words(*args))
-    proc = subprocess.Popen(
-        toolchain.wrangler_argv(*args),
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        bufsize=1,
-        start_new_session=True,
-    )
+    proc = _spawn(args, cwd, log_dir, extra_env, stderr=subprocess.STDOUT)
     lines: list[str] = []
 
     def pump() -> None:
@@ -97,21 +88,55 @@ def run_wrangler(
 
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
-    try:
-        returncode = proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        kill_process_group(proc)
-        command = " ".join(args)
-        raise WranglerError("errors.wrangler_timeout", command=command, seconds=round(timeout)) from None
-    except BaseException:
-        kill_process_group(proc)
-        raise
+    returncode = _finish(proc, args, lambda: proc.wait(timeout=timeout))
     reader.join(timeout=10)
     result = WranglerResult(args=args, returncode=returncode, output="".join(lines))
     if check and not result.ok:
-        raise WranglerError("errors.wrangler_failed", command=" ".join(args), code=returncode,
-                            summary=error_summary(lines))
+        raise WranglerError(failure(args, returncode, lines))
     return result
+
+
+def capture_wrangler(*args: str, cwd: Path, log_dir: Path | None = None, timeout: float = 120,
+                     shown: bool = True) -> tuple[int, str, str]:
+    """Run `wrangler <args>` without echo; return (exit code, stdout, stderr) unredacted: never print them.
+
+    Only the command line is announced, unless `shown` is False (a command whose output is a secret, such as
+    `auth token`, is never offered for pasting).
+    """
+    args = tuple(relative_args(args, cwd))
+    if shown:
+        announce(cwd, wrangler_words(*args))
+    proc = _spawn(args, cwd, log_dir, None, stderr=subprocess.PIPE)
+    out, err = _finish(proc, args, lambda: proc.communicate(timeout=timeout))
+    return proc.returncode, out, err
+
+
+def failure(args: tuple[str, ...], code: int, lines: list[str], key: str = "errors.wrangler_failed") -> Message:
+    """The message for a failed wrangler command: the command, its exit code and the lines that say why."""
+    return Message(key, {"command": " ".join(args), "code": code, "summary": error_summary(lines)})
+
+
+def _spawn(args: tuple[str, ...], cwd: Path, log_dir: Path | None, extra_env: dict[str, str] | None,
+           stderr: int) -> subprocess.Popen:
+    """The pinned wrangler in its own process group, offline and quiet, stdout piped."""
+    return subprocess.Popen(
+        find_toolchain().wrangler_argv(*args), cwd=cwd, env=wrangler_env(log_dir or cwd / "logs", extra_env),
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, text=True, bufsize=1,
+        start_new_session=True,
+    )
+
+
+def _finish(proc: subprocess.Popen, args: tuple[str, ...], wait: Callable[[], T]) -> T:
+    """wait(); on a timeout (or an interrupt) kill the whole group, the timeout as a WranglerError."""
+    try:
+        return wait()
+    except subprocess.TimeoutExpired as expired:
+        kill_process_group(proc)
+        raise WranglerError("errors.wrangler_timeout", command=" ".join(args),
+                            seconds=round(expired.timeout)) from None
+    except BaseException:
+        kill_process_group(proc)
+        raise
 
 
 _BOILERPLATE = ("If you think this is a bug", "Logs were written to", "Note that there is a newer version")
