@@ -17,7 +17,7 @@ import httpx
 
 from reservation_lab.cloud.api import CloudflareAPI, first_json_object, parse_auth_token, token_from_env
 from reservation_lab.cloud.verify import MODES, Verdict, VerificationFailed, verify_deleted, verify_deployed
-from reservation_lab.domain.config import CLASS_NAME, RunFolder, check_run_name
+from reservation_lab.domain.config import CLASS_NAME, RunFolder, check_run_name, read_config
 from reservation_lab.domain.model import BURST_SIZE, CAPACITY
 from reservation_lab.domain.routes import status_path
 from reservation_lab.errors import LabError, WranglerError
@@ -174,18 +174,24 @@ def cleanup_config_checked(run: RunFolder) -> Path:
     if not path.exists():
         raise LabError("cloud.cleanup_config_missing", name=path.name)
     try:
-        name = json.loads(path.read_text()).get("name")
-    except (ValueError, AttributeError):
+        name = read_config(path).get("name")
+    except LabError:
         raise LabError("cloud.cleanup_config_not_json", name=path.name) from None
     if name != run.name:
         raise LabError("cloud.cleanup_config_other_worker", name=path.name, found=repr(name), run=repr(run.name))
     return path
 
 
+def _numbered_outputs(run: RunFolder, stem: str) -> list[tuple[int, Path]]:
+    """The run's `<stem>-<n>.ndjson` deploy outputs (wrangler's ND-JSON), newest first."""
+    found = [(int(p.stem.rsplit("-", 1)[1]), p) for p in run.logs_dir.glob(f"{stem}-*.ndjson")
+             if p.stem.rsplit("-", 1)[1].isdigit()]
+    return sorted(found, reverse=True)
+
+
 def _output_file(run: RunFolder, stem: str) -> Path:
-    numbers = [int(p.stem.rsplit("-", 1)[1]) for p in run.logs_dir.glob(f"{stem}-*.ndjson")
-               if p.stem.rsplit("-", 1)[1].isdigit()]
-    return run.logs_dir / f"{stem}-{max(numbers, default=0) + 1}.ndjson"
+    newest = _numbered_outputs(run, stem)
+    return run.logs_dir / f"{stem}-{newest[0][0] + 1 if newest else 1}.ndjson"
 
 
 def deploy(run: RunFolder, cleanup: bool = False, echo: TextIO | None = None) -> Deployment:
@@ -205,8 +211,7 @@ def deploy(run: RunFolder, cleanup: bool = False, echo: TextIO | None = None) ->
 
 def last_deployment_url(run: RunFolder) -> str:
     """The Worker URL of the run's most recent (non-cleanup) deploy."""
-    files = sorted(run.logs_dir.glob("deploy-*.ndjson"), key=lambda p: int(p.stem.rsplit("-", 1)[1]), reverse=True)
-    for path in files:
+    for _, path in _numbered_outputs(run, "deploy"):
         url = parse_deployment(path.read_text(), "", required=False).url
         if url:
             return url
@@ -269,17 +274,17 @@ def delete_worker(run: RunFolder, echo: TextIO | None = None) -> None:
 def run_from_folder(workdir: str | Path) -> RunFolder:
     """The RunFolder of an existing run folder (its wrangler.jsonc holds the run name)."""
     root = Path(workdir).expanduser().resolve()
-    config = root / "wrangler.jsonc"
+    config = RunFolder(root=root, name="").config
     if not config.exists():
         raise LabError("cloud.run_folder_no_config", path=config)
-    return RunFolder(root=root, name=check_run_name(str(json.loads(config.read_text()).get("name"))))
+    return RunFolder(root=root, name=check_run_name(str(read_config(config).get("name"))))
 
 
 def config_account_id(run: RunFolder) -> str:
     """The account ID the run's configs were written with (read from the file, never shown)."""
     for path in (run.config, run.cleanup_config):
         if path.exists():
-            account = json.loads(path.read_text()).get("account_id")
+            account = read_config(path).get("account_id")
             if account:
                 return str(account)
     raise LabError("cloud.no_account_id")

@@ -136,6 +136,11 @@ def parse_jsonc(text: str, label: str) -> dict[str, Any]:
     return data
 
 
+def read_config(path: Path) -> dict[str, Any]:
+    """A run's wrangler config file as a dict (parse_jsonc: a clear LabError if it is not one JSONC object)."""
+    return parse_jsonc(path.read_text(), path.name)
+
+
 def cleanup_config(name: str, account_id: str | None = None) -> dict:
     """The tombstone config: the stateless cleanup entry and the class namespace marked deleted."""
     template = worker_template()
