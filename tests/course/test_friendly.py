@@ -15,8 +15,7 @@ from reservation_lab.course import builder as notebooks
 from reservation_lab.course.friendly import friendly_traceback, lab_names
 from reservation_lab.errors import DevServerError, InvariantError, LabError, PortBusyError, ToolchainError
 from reservation_lab.i18n import message
-
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
+from tests.support import ANSI
 
 
 def plain(lines: list[str]) -> str:

@@ -19,6 +19,7 @@ def local(*args: str, cwd=None) -> dict:
 
 
 def test_local_command_prints_the_invariant_summary(tmp_path) -> None:
+    """Also the control of tests/course/test_learner_edits.py: the unedited German notebook passes its checks."""
     report = local("--workdir", str(tmp_path / "run"), cwd=tmp_path)
     assert report["summary"] == {"accepted": 4, "rejected": 6, "highestReserved": 4}
     assert report["status_after_burst"] == report["status_after_restart"] == {
