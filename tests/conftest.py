@@ -64,3 +64,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if left:
         print("\nLEAK: processes left after the test session:\n" + "\n".join(left))
         session.exitstatus = 1
+
+
+@pytest.fixture
+def offline_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A HOME without wrangler credentials, and no credentials in the environment."""
+    for var in ("CLOUDFLARE_API_TOKEN", "CLOUDFLARE_API_KEY", "CLOUDFLARE_EMAIL", "CLOUDFLARE_ACCOUNT_ID"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home" / ".config"))

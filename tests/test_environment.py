@@ -74,7 +74,7 @@ def test_pypi_node_is_node_22(pyproject: dict[str, Any]) -> None:
 
 
 def test_package_json_pins_wrangler_exactly() -> None:
-    """No ^ or ~: wrangler is pinned to one version, and toolchain reads the same pin."""
+    """No ^ or ~: wrangler is pinned to one version, and toolchain reads the same pin (the one pin test)."""
     package = _read_json(WORKER_DIR / "package.json")
     pin = package["devDependencies"]["wrangler"]
     assert EXACT_VERSION.fullmatch(pin), f"wrangler is pinned as {pin!r}, not one exact version"

@@ -94,15 +94,6 @@ def no_wrangler(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cloud, "_capture", forbidden)
 
 
-@pytest.fixture
-def offline_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A HOME without wrangler credentials, and no credentials in the environment."""
-    for var in ("CLOUDFLARE_API_TOKEN", "CLOUDFLARE_API_KEY", "CLOUDFLARE_EMAIL", "CLOUDFLARE_ACCOUNT_ID"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home" / ".config"))
-
-
 # whoami
 
 def test_identity_logged_in_with_two_accounts() -> None:

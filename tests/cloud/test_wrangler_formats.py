@@ -94,15 +94,12 @@ def test_dev_servers_ready_and_reload_lines(dev_server) -> None:
     assert RELOAD_LINE in dev_server.log_text(since_start=True)
 
 
-def test_the_token_command_is_never_offered_for_pasting(run_folder: RunFolder, tmp_path: Path, monkeypatch,
+def test_the_token_command_is_never_offered_for_pasting(run_folder: RunFolder, offline_home: None,
                                                         capsys) -> None:
     from reservation_lab.cloud import steps
     from reservation_lab.errors import LabError
     from reservation_lab.runtime.commands import show_commands
 
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
-    monkeypatch.delenv("CLOUDFLARE_API_TOKEN", raising=False)
     show_commands(True)
     try:
         with pytest.raises(LabError):

@@ -53,14 +53,12 @@ def test_unknown_language_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "report.json").exists()
 
 
-def test_cloud_mode_without_cloudflare_stops_at_login(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cloud_mode_without_cloudflare_stops_at_login(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      offline_home: None) -> None:
     """cloud = True with Cloudflare unreachable: the login cell fails loudly and no report is written."""
     from reservation_lab.runtime.ports import free_port
 
     monkeypatch.setenv("WRANGLER_AUTH_DOMAIN", f"127.0.0.1:{free_port()}")  # device login fails fast, online or not
-    monkeypatch.delenv("CLOUDFLARE_API_TOKEN", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home" / ".config"))
     with pytest.raises(LabError, match=r"wrangler login --device --browser=false` failed"):
         run_course(language="es", workdir=tmp_path / "run", cloud=True, log_output=False)
     assert not (tmp_path / "run" / "report.json").exists()

@@ -44,7 +44,6 @@ def _the_binding(template: dict[str, Any]) -> dict[str, str]:
     return binding
 
 
-COMPATIBILITY_DATE: str = _parsed_template()["compatibility_date"]
 BINDING: str = _the_binding(_parsed_template())["name"]
 CLASS_NAME: str = _the_binding(_parsed_template())["class_name"]
 PLACEHOLDER_NAME: str = _parsed_template()["name"]  # the template's name; each run writes its own

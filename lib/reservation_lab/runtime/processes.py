@@ -24,26 +24,35 @@ class ProcessInfo:
     cwd: str
 
 
-def live_processes() -> Iterator[ProcessInfo]:
-    """Every live (non-zombie) process this user may inspect (psutil: Linux, macOS and other POSIX systems)."""
-    for proc in psutil.process_iter(["cmdline", "status"]):
+def _live_groups() -> Iterator[tuple[psutil.Process, int]]:
+    """Every live (non-zombie) process this user may inspect, with its process group (a status-only scan)."""
+    for proc in psutil.process_iter(["status"]):
         try:
             if proc.info["status"] == psutil.STATUS_ZOMBIE:
                 continue
             pgid = os.getpgid(proc.pid)
-            cmdline = " ".join(proc.info["cmdline"] or [])
+        except (psutil.NoSuchProcess, psutil.AccessDenied, ProcessLookupError, PermissionError):
+            continue
+        yield proc, pgid
+
+
+def live_processes() -> Iterator[ProcessInfo]:
+    """Every live (non-zombie) process this user may inspect (psutil: Linux, macOS and other POSIX systems)."""
+    for proc, pgid in _live_groups():
+        try:
+            cmdline = " ".join(proc.cmdline() or [])
             try:
                 cwd = proc.cwd()
             except (psutil.AccessDenied, psutil.ZombieProcess):
                 cwd = ""
-        except (psutil.NoSuchProcess, psutil.AccessDenied, ProcessLookupError, PermissionError):
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue
         yield ProcessInfo(proc.pid, pgid, cmdline, cwd)
 
 
 def group_members(pgid: int) -> list[int]:
-    """PIDs of live (non-zombie) processes in process group pgid."""
-    return [info.pid for info in live_processes() if info.pgid == pgid]
+    """PIDs of live (non-zombie) processes in process group pgid (polled while stopping: no cmdline, no cwd)."""
+    return [proc.pid for proc, group in _live_groups() if group == pgid]
 
 
 def environment_of(pid: int) -> dict[str, str]:
