@@ -146,6 +146,37 @@ def test_real_wrangler_offline_whoami_token_and_logout(run: RunFolder, offline_h
     assert "Not logged in" in capsys.readouterr().out
 
 
+def stored_login(home: Path, token: str) -> None:
+    """A wrangler OAuth login as `wrangler login` stores it (workers-auth: <config>/.wrangler/config/default.toml)."""
+    config = home / ".config" / ".wrangler" / "config"
+    config.mkdir(parents=True)
+    (config / "default.toml").write_text(
+        f'oauth_token = "{token}"\nrefresh_token = "refresh-{token}"\n'
+        'expiration_time = "2099-01-01T00:00:00.000Z"\nscopes = ["account:read", "user:read", "workers:write"]\n')
+
+
+def files_containing(root: Path, secret: str) -> list[str]:
+    return [str(path.relative_to(root)) for path in root.rglob("*")
+            if path.is_file() and not path.is_symlink() and secret.encode() in path.read_bytes()]
+
+
+def test_the_login_token_is_in_no_file_the_run_leaves(run: RunFolder, tmp_path: Path, offline_home: None) -> None:
+    """The real wrangler's `auth token --json` prints the stored login's token; its debug log would keep it."""
+    stored_login(tmp_path / "home", TOKEN)
+    assert cloud.api_token(run) == TOKEN
+    assert files_containing(run.root, TOKEN) == []
+    assert files_containing(tmp_path / "home", TOKEN) == [".config/.wrangler/config/default.toml"]  # wrangler's own
+
+
+def test_only_local_wrangler_commands_keep_a_debug_log() -> None:
+    from reservation_lab.runtime.wrangler import keeps_debug_log
+    assert keeps_debug_log(("dev", "--config", "wrangler.jsonc")) and keeps_debug_log(("--version",))
+    assert keeps_debug_log(("deploy", "--dry-run", "--config", "wrangler.jsonc"))
+    for args in (("auth", "token", "--json"), ("whoami", "--json"), ("deploy", "--config", "wrangler.jsonc"),
+                 ("delete", "--config", "wrangler.cleanup.jsonc"), ("login", "--device"), ("logout",), ()):
+        assert not keeps_debug_log(args), args
+
+
 def test_api_token_prefers_the_environment(run: RunFolder, monkeypatch: pytest.MonkeyPatch, no_wrangler: None) -> None:
     monkeypatch.setenv("CLOUDFLARE_API_TOKEN", TOKEN)
     assert cloud.api_token(run) == TOKEN

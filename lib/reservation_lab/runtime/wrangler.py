@@ -36,12 +36,31 @@ QUIET_ENV = {  # ... and for the helpers: plain, non-interactive output
 }
 
 
-def wrangler_env(log_dir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment for wrangler: no metrics, no banner/update check, logs inside the run."""
+NO_DEBUG_LOG = {"WRANGLER_WRITE_LOGS": "false"}  # wrangler's debug log holds every line it logs, secrets included
+
+
+def keeps_debug_log(args: tuple[str, ...] | list[str]) -> bool:
+    """Whether wrangler may write its debug log for `args`: only for commands that never touch an account.
+
+    wrangler appends everything it logs (API URLs with the account ID, whoami's e-mail, the token that
+    `auth token --json` prints) to a file in WRANGLER_LOG_PATH; the run folder is what a learner zips up when
+    asking for help. So the log is an allow-list: `dev`, `--version` and `deploy --dry-run` keep it, every
+    other command (login, whoami, auth token, deploy, delete, logout, …) writes none.
+    """
+    first = args[0] if args else ""
+    return first in ("dev", "--version") or (first == "deploy" and "--dry-run" in args)
+
+
+def wrangler_env(log_dir: Path, extra: dict[str, str] | None = None, debug_log: bool = True) -> dict[str, str]:
+    """The environment for wrangler: no metrics, no banner/update check, logs inside the run (or none)."""
     log_dir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.update(QUIET_ENV)
     env["WRANGLER_LOG_PATH"] = str(log_dir)
+    if debug_log:
+        env.pop("WRANGLER_WRITE_LOGS", None)
+    else:
+        env.update(NO_DEBUG_LOG)
     env.update(extra or {})
     return env
 
@@ -120,7 +139,8 @@ def _spawn(args: tuple[str, ...], cwd: Path, log_dir: Path | None, extra_env: di
            stderr: int) -> subprocess.Popen:
     """The pinned wrangler in its own process group, offline and quiet, stdout piped."""
     return subprocess.Popen(
-        find_toolchain().wrangler_argv(*args), cwd=cwd, env=wrangler_env(log_dir or cwd / "logs", extra_env),
+        find_toolchain().wrangler_argv(*args), cwd=cwd,
+        env=wrangler_env(log_dir or cwd / "logs", extra_env, debug_log=keeps_debug_log(args)),
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, text=True, bufsize=1,
         start_new_session=True,
     )
