@@ -13,7 +13,7 @@ LAYERS: list[set[str]] = [
     {"errors", "paths", "lockfile"},
     {"runtime"},
     {"domain"},
-    {"race", "cloud"},
+    {"race", "cloud", "cloudflare_double"},
     {"drills"},
     {"course"},
     {"cli"},
