@@ -13,7 +13,7 @@ import httpx
 
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import Message
-from reservation_lab.runtime.http import OwnsHttpClient
+from reservation_lab.runtime.http import OwnsHttpClient, client_options
 from reservation_lab.runtime.redact import redact
 
 API_BASE = "https://api.cloudflare.com/client/v4"
@@ -46,17 +46,18 @@ class CloudflareAPI(OwnsHttpClient):
         token: str,
         account_id: str,
         transport: httpx.BaseTransport | None = None,
-        base_url: str = API_BASE,
+        base_url: str | None = None,
         timeout: float = 20.0,
     ) -> None:
         self._secrets = [s for s in (token, account_id) if s]
         self._account = account_id
+        base_url = (base_url or api_base()).rstrip("/")
         self._http = httpx.Client(
-            base_url=base_url.rstrip("/"),
+            base_url=base_url,
             headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
             timeout=timeout,
-            trust_env=False,
             transport=transport,
+            **(client_options(base_url) if transport is None else {"trust_env": False}),
         )
 
     def __repr__(self) -> str:
@@ -142,6 +143,11 @@ def _kind(status: int, codes: tuple[int, ...]) -> str:
 def _explain(status: int, what: Message, detail: str | Message) -> Message:
     key = "cloud.api_refused" if status in (401, 403) else "cloud.api_server" if status >= 500 else "cloud.api_rejected"
     return Message(key, {"what": what, "code": status, "detail": detail})
+
+
+def api_base() -> str:
+    """Cloudflare's v4 API, or CLOUDFLARE_API_BASE_URL as wrangler reads it (the double, in a rehearsal)."""
+    return os.environ.get("CLOUDFLARE_API_BASE_URL") or API_BASE
 
 
 def token_from_env() -> str | None:

@@ -24,6 +24,7 @@ from reservation_lab.errors import LabError, WranglerError
 from reservation_lab.i18n import Message, describe, message
 from reservation_lab.paths import REPO_ROOT
 from reservation_lab.runtime.commands import announce, relative_args, shown_folder
+from reservation_lab.runtime.http import client_options
 from reservation_lab.runtime.redact import redact, strip_ansi
 from reservation_lab.runtime.wrangler import capture_wrangler, failure, run_wrangler
 
@@ -238,7 +239,7 @@ def wait_until_ready(app_url: str, timeout: float = 30, settle: float = 5, clien
     While it waits, one progress line (updated in place) says how long and what it last saw.
     """
     url = app_url.rstrip("/") + status_path(workshop)
-    http = client or httpx.Client(trust_env=False)
+    http = client or httpx.Client(**client_options(url))
     echo = echo or sys.stdout
     started = time.monotonic()
     deadline = started + timeout

@@ -283,10 +283,33 @@ def namespaces(double: Any, request: Request, match: re.Match[str]) -> Answer:
     return page(listed, int(request.query.get("page", 1)), int(request.query.get("per_page", 20)))
 
 
-@route("DELETE", "/accounts/{account}/workers/scripts/{script}")
+@route("GET", "/accounts/{account}/workers/scripts/{script}/references")
+def references(double: Any, request: Request, match: re.Match[str]) -> Answer:
+    # cli.js:228132 checkAndConfirmForceDeleteIfNecessary reads services.incoming, durable_objects[].service,
+    # dispatch_outbounds; the Worker's own namespaces are listed with service == the script (and skipped there)
+    name = match["script"]
+    if name not in double.account.scripts:
+        return _script_missing(name)
+    own = [{"service": name, "environment": "production", "durable_object_namespace_id": n.id,
+            "durable_object_namespace_name": n.name} for n in double.account.namespaces if n.script == name]
+    return ok({"services": {"incoming": [], "outgoing": []}, "durable_objects": own, "dispatch_outbounds": []})
+
+
+@route("GET", "/accounts/{account}/workers/tails/by-consumer/{script}")
+def tail_producers(double: Any, request: Request, match: re.Match[str]) -> Answer:
+    return ok([])  # cli.js:228136: a non-empty list would make the Worker a tail consumer
+
+
+@route("GET", "/accounts/{account}/storage/kv/namespaces")
+def kv_namespaces(double: Any, request: Request, match: re.Match[str]) -> Answer:
+    return page([], 1, int(request.query.get("per_page", 100)))  # cli.js:206934 (Workers Sites leftovers: none)
+
+
+@route("DELETE", "/accounts/{account}/workers/services/{script}")
 def delete_script(double: Any, request: Request, match: re.Match[str]) -> Answer:
-    """cli.js delete: DELETE ?force=<bool>. Without force Cloudflare refuses while a namespace of the Worker
-    exists (the namespace must go first, by the tombstone deploy); with force both go."""
+    """cli.js:228283: DELETE …/services/<name>?force=<bool>. Without force the double refuses while a namespace
+    of the Worker exists (the tombstone deploy removes it first); with force both go (not confirmed on a real
+    account: the note of issue 17 says so)."""
     account: Account = double.account
     name = match["script"]
     if name not in account.scripts:

@@ -8,8 +8,7 @@ from typing import Self
 from reservation_lab.cloudflare_double.bundles import Bundles
 from reservation_lab.cloudflare_double.server import API_PREFIX, serve
 from reservation_lab.cloudflare_double.state import Account
-
-WORKERS_DEV_VIA = "RESERVATION_LAB_WORKERS_DEV_VIA"  # read by runtime.http: *.workers.dev through the double
+from reservation_lab.runtime.http import WORKERS_DEV_VIA
 
 
 class CloudflareDouble:

@@ -13,6 +13,7 @@ import httpx
 from reservation_lab.domain.model import BURST_SIZE
 from reservation_lab.domain.routes import reservations_path
 from reservation_lab.errors import LabError
+from reservation_lab.runtime.http import client_options
 
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
 T = TypeVar("T")
@@ -131,7 +132,7 @@ async def send_burst(
     limits = httpx.Limits(max_connections=len(ids), max_keepalive_connections=len(ids))
     barrier = asyncio.Barrier(len(ids))
     origin = time.perf_counter()
-    async with httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=False) as client:
+    async with httpx.AsyncClient(timeout=timeout, limits=limits, **client_options(url, True, limits)) as client:
         await asyncio.gather(*(_send_one(client, barrier, url, d, max_attempts, origin) for d in decisions))
     return decisions
 

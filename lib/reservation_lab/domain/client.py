@@ -9,7 +9,7 @@ import httpx
 
 from reservation_lab.domain.routes import HEALTH, reservations_path, status_path
 from reservation_lab.errors import LabError
-from reservation_lab.runtime.http import OwnsHttpClient
+from reservation_lab.runtime.http import OwnsHttpClient, client_options
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,8 @@ class LabClient(OwnsHttpClient):
 
     def __init__(self, base_url: str, timeout: float = 10.0, transport: httpx.BaseTransport | None = None) -> None:
         self.base_url = base_url.rstrip("/")
-        self._http = httpx.Client(base_url=self.base_url, timeout=timeout, trust_env=False, transport=transport)
+        options = client_options(self.base_url) if transport is None else {"trust_env": False}
+        self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport, **options)
 
     def _reply(self, response: httpx.Response) -> Reply:
         return Reply(response.status_code, response.json())

@@ -1,0 +1,28 @@
+"""A Cloudflare double per test, the environment pointed at it, and a run folder for its account."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from reservation_lab.cloudflare_double.double import CloudflareDouble
+from reservation_lab.domain.config import RunFolder, create_run_folder, write_cleanup_config, write_wrangler_config
+
+
+@pytest.fixture
+def double(tmp_path: Path, offline_home: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[CloudflareDouble]:
+    with CloudflareDouble(tmp_path / "double") as stand_in:
+        for name, value in stand_in.environment().items():
+            monkeypatch.setenv(name, value)
+        yield stand_in
+    assert stand_in.bundles.servers == {}
+
+
+@pytest.fixture
+def cloud_run(tmp_path: Path, double: CloudflareDouble) -> RunFolder:
+    run = create_run_folder(tmp_path / "run")
+    write_wrangler_config(run, double.account.id)
+    write_cleanup_config(run, double.account.id)
+    return run

@@ -1,0 +1,55 @@
+"""Steps 5-7 as the notebook runs them: the real wrangler and the lab's helpers against the Cloudflare double."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reservation_lab.cloud import steps as cloud
+from reservation_lab.cloudflare_double.double import CloudflareDouble
+from reservation_lab.domain.burst import send_burst_sync
+from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.config import RunFolder
+from reservation_lab.domain.invariants import check_burst, durable_view, expected_summary, expected_totals
+
+
+def secrets_of(double: CloudflareDouble) -> list[str]:
+    return [double.token, double.account.id, double.account.email]
+
+
+def files_containing(root: Path, secret: str) -> list[str]:
+    return [str(p.relative_to(root)) for p in root.rglob("*")
+            if p.is_file() and not p.is_symlink() and secret.encode() in p.read_bytes()]
+
+
+def test_deploy_burst_verify_redeploy_cleanup_delete(double: CloudflareDouble, cloud_run: RunFolder,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    identity = cloud.whoami(cloud_run)
+    assert identity.names() == ["LabEx Learning"]
+    assert identity.account_id_for("LabEx Learning") == double.account.id
+
+    deployment = cloud.deploy(cloud_run)
+    assert deployment.url == f"https://{cloud_run.name}.lab-learner.workers.dev"
+    cloud.wait_until_ready(deployment.url, settle=0)
+    with LabClient(deployment.url) as client:
+        before = client.status("cloud-launch")
+        decisions = send_burst_sync(deployment.url, "cloud-launch", 10)
+        after = client.status("cloud-launch")
+        assert check_burst(decisions, before, after) == expected_summary(10)
+        cloud.verify(cloud_run, "deployed", app_url=deployment.url, burst_size=10)
+
+        cloud.deploy(cloud_run)  # a redeploy replaces the instance, not the SQLite rows
+        assert durable_view(client.status("cloud-launch")) == expected_totals(10)
+
+    cloud.deploy(cloud_run, cleanup=True)
+    assert double.account.namespaces == []
+    cloud.delete_worker(cloud_run)
+    cloud.verify(cloud_run, "deleted", attempts=1)
+    assert double.account.scripts == {}
+
+    printed = capsys.readouterr().out
+    assert "PASS: deployed" in printed and "PASS: deleted" in printed
+    for secret in secrets_of(double):
+        assert secret not in printed
+    assert files_containing(cloud_run.logs_dir, double.token) == []
