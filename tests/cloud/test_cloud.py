@@ -306,15 +306,25 @@ def test_delete_refuses_a_cleanup_config_for_another_worker(run: RunFolder, no_w
         cleanup_config_checked(run)
 
 
-def test_delete_runs_wrangler_delete_force_on_the_cleanup_config(run: RunFolder,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def asked_and_deleted(name: str, deleted: str | None = None) -> str:
+    """wrangler delete's lines (cli.js:228272 the confirmation, 228290 the result), answered non-interactively."""
+    return (f"? Are you sure you want to delete {name}? This action cannot be undone.\n"
+            "🤖 Using fallback value in non-interactive context: yes\n"
+            f"Successfully deleted {deleted or name}\n")
+
+
+def test_delete_runs_wrangler_delete_without_force_and_checks_the_name_it_asked_about(
+        run: RunFolder, monkeypatch: pytest.MonkeyPatch) -> None:
     write_cleanup_config(run, LAB_ID)
-    calls = fake_wrangler(monkeypatch, f"Successfully deleted {run.name}\n", None)
+    calls = fake_wrangler(monkeypatch, asked_and_deleted(run.name), None)
     delete_worker(run)
-    assert calls[0]["args"] == ("delete", "--config", str(run.cleanup_config), "--force")
-    fake_wrangler(monkeypatch, "--dry-run: exiting now.\n", None)
-    with pytest.raises(LabError, match="Successfully deleted"):
-        delete_worker(run)
+    assert calls[0]["args"] == ("delete", "--config", str(run.cleanup_config))
+    for printed in ("--dry-run: exiting now.\n", f"Successfully deleted {run.name}\n",
+                    asked_and_deleted("labex-c10-o03-000000000000"), asked_and_deleted(run.name, "other")):
+        fake_wrangler(monkeypatch, printed, None)
+        with pytest.raises(LabError) as raised:
+            delete_worker(run)
+        assert raised.value.message.key == "cloud.delete_unconfirmed"
 
 
 # readiness

@@ -32,6 +32,9 @@ LOGIN_TIMEOUT = 15 * 60
 DEPLOY_TIMEOUT = 10 * 60
 WORKERS_DEV = re.compile(r"https://[a-z0-9.-]+\.workers\.dev")
 DELETED = re.compile(rf"Deleted\b[^\n]*\b{CLASS_NAME}\b")
+STALE_TOMBSTONE = re.compile(rf"\[stale_tombstone\]\s+{CLASS_NAME}\b")  # the namespace is already gone
+DELETE_PROMPT = re.compile(r"Are you sure you want to delete (\S+)\? ")
+NO_SUBDOMAIN = "register a workers.dev subdomain"  # wrangler's error when the account has none (cli.js:152092)
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,18 @@ def reports_deletion(printed: str) -> bool:
     return DELETED.search(strip_ansi(printed)) is not None
 
 
+def reports_stale_tombstone(printed: str) -> bool:
+    """Whether Cloudflare called the tombstone stale: no WorkshopReservations namespace exists (any more)."""
+    return STALE_TOMBSTONE.search(strip_ansi(printed)) is not None
+
+
+def _deploy_failed(error: WranglerError, run: RunFolder) -> LabError:
+    """A failed deploy in the learner's words where we know the cause (no workers.dev subdomain yet)."""
+    if NO_SUBDOMAIN in str(error):  # str() is the English text, with wrangler's own lines
+        return LabError("cloud.no_subdomain", folder=shown_folder(run.root))
+    return error
+
+
 def _capture(run: RunFolder, *args: str, shown: bool = True) -> tuple[int, str, str]:
     return capture_wrangler(*args, cwd=run.root, log_dir=run.logs_dir, shown=shown)
 
@@ -201,11 +216,17 @@ def deploy(run: RunFolder, cleanup: bool = False, echo: TextIO | None = None) ->
     if not config.exists():
         raise LabError("cloud.config_missing", name=config.name)
     output = _output_file(run, "cleanup-deploy" if cleanup else "deploy")
-    result = run_wrangler("deploy", "--config", str(config), cwd=run.root, log_dir=run.logs_dir,
-                          timeout=DEPLOY_TIMEOUT, echo=echo or sys.stdout,
-                          extra_env={"WRANGLER_OUTPUT_FILE_PATH": str(output)})
+    echo = echo or sys.stdout
+    try:
+        result = run_wrangler("deploy", "--config", str(config), cwd=run.root, log_dir=run.logs_dir,
+                              timeout=DEPLOY_TIMEOUT, echo=echo,
+                              extra_env={"WRANGLER_OUTPUT_FILE_PATH": str(output)})
+    except WranglerError as error:
+        raise _deploy_failed(error, run) from None
     ndjson = output.read_text() if output.exists() else ""
-    if cleanup and not reports_deletion(result.output):
+    if cleanup and reports_stale_tombstone(result.output):
+        echo.write(message("cloud.already_deleted", class_name=CLASS_NAME) + "\n")
+    elif cleanup and not reports_deletion(result.output):
         raise LabError("cloud.not_deleted", class_name=CLASS_NAME)
     return parse_deployment(ndjson, result.output, required=not cleanup)
 
@@ -264,11 +285,17 @@ def wait_until_ready(app_url: str, timeout: float = 30, settle: float = 5, clien
 
 
 def delete_worker(run: RunFolder, echo: TextIO | None = None) -> None:
-    """`wrangler delete --force` of exactly this run's Worker, named by the checked cleanup config."""
+    """`wrangler delete` of exactly this run's Worker, named by the checked cleanup config.
+
+    No `--force`: wrangler asks "Are you sure you want to delete <name>?" (answered yes when it runs
+    non-interactively, as here) and the API refuses while a Durable Object namespace of the Worker remains, so a
+    tombstone deploy that removed nothing cannot be repaired silently. `--force` would delete namespaces too.
+    """
     config = cleanup_config_checked(run)
-    result = run_wrangler("delete", "--config", str(config), "--force", cwd=run.root, log_dir=run.logs_dir,
+    result = run_wrangler("delete", "--config", str(config), cwd=run.root, log_dir=run.logs_dir,
                           echo=echo or sys.stdout)
-    if "Successfully deleted" not in result.output:
+    asked = DELETE_PROMPT.findall(result.output)
+    if asked != [run.name] or f"Successfully deleted {run.name}" not in result.output:
         raise LabError("cloud.delete_unconfirmed", name=run.name)
 
 
