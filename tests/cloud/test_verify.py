@@ -34,7 +34,7 @@ from reservation_lab.runtime.processes import group_members
 TOKEN = "cf-test-token-Zq9x7Yw6Vu5Ts4Rr3Qp2On1Ml0Kk"
 ACCOUNT = "0123456789abcdef0123456789abcdef"
 GOOD_BINDING = {"type": "durable_object_namespace", "name": "WORKSHOPS", "class_name": "WorkshopReservations",
-                "namespace_id": "e" * 32}
+                "namespace_id": "f" * 32}  # the id of namespace() below: the binding is joined to it
 GOOD_BINDING_LIST = [GOOD_BINDING, {"type": "plain_text", "name": "MODE", "text": "lab"}]
 NOT_FOUND = {"code": 10007, "message": "workers.api.error.script_not_found"}
 
@@ -175,6 +175,16 @@ def test_namespace_missing_or_of_another_worker(cloud_app: tuple[str, str]) -> N
     verdict = verify_deployed(fake_api(script, pages=pages), script, url)
     assert not verdict.passed and "no Durable Object namespace" in verdict.problems[0]
     assert "2 namespaces" in verdict.problems[0]
+
+
+def test_binding_to_another_namespace_fails(cloud_app: tuple[str, str]) -> None:
+    """Binding and namespace each look right, but the binding's namespace_id is not this namespace's id."""
+    script, url = cloud_app
+    elsewhere = [{**GOOD_BINDING, "namespace_id": "e" * 32}]
+    verdict = verify_deployed(fake_api(script, bindings=elsewhere), script, url)
+    assert not verdict.passed
+    assert [p.split(":")[0] for p in verdict.problems] == ["namespace"]
+    assert f"points to namespace {'e' * 32}" in verdict.problems[0]
 
 
 def test_namespace_on_page_two_passes(cloud_app: tuple[str, str]) -> None:

@@ -105,13 +105,19 @@ def check_binding(api: CloudflareAPI, script: str) -> Message:
 
 
 def check_namespace(api: CloudflareAPI, script: str) -> Message:
-    """A namespace of this Worker for WorkshopReservations exists and is SQLite-backed."""
+    """A namespace of this Worker for WorkshopReservations exists, is SQLite-backed, and is the very namespace the
+    WORKSHOPS binding points to (the binding's namespace_id is the namespace's id)."""
     namespaces = api.durable_object_namespaces()
     ours = [n for n in namespaces if n.get("script") == script and n.get("class") == CLASS_NAME]
     if not ours:
         raise CheckFailed("verify.namespace_missing", class_name=CLASS_NAME, n=len(namespaces))
     if ours[0].get("use_sqlite") is not True:
         raise CheckFailed("verify.namespace_not_sql", class_name=CLASS_NAME, value=ours[0].get("use_sqlite"))
+    bound = [b.get("namespace_id") for b in api.script_settings(script).get("bindings") or []
+             if isinstance(b, dict) and b.get("name") == BINDING]
+    if bound and bound != [ours[0].get("id")]:  # a missing binding is the binding check's problem
+        raise CheckFailed("verify.namespace_not_bound", binding=BINDING, bound=", ".join(map(str, bound)) or "–",
+                          id=ours[0].get("id"))
     return Message("verify.namespace_ok", {"name": ours[0].get("name") or CLASS_NAME})
 
 
