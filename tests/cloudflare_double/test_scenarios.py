@@ -45,3 +45,47 @@ def test_delete_without_a_tombstone_first_deletes_nothing(double: CloudflareDoub
     assert list(double.account.scripts) == [cloud_run.name]
     assert [n.class_name for n in double.account.namespaces] == ["WorkshopReservations"]
     assert ("DELETE", f"/accounts/{double.account.id}/workers/services/{cloud_run.name}") in double.requests
+
+
+def test_an_answer_lost_after_the_commit_is_retried_and_its_replay_is_no_broken_invariant(
+        double: CloudflareDouble, cloud_run: RunFolder) -> None:
+    """Two reservations commit on the Worker but come back as an HTML 502; the retry replays them."""
+    from reservation_lab.domain.burst import send_burst_sync
+    from reservation_lab.domain.checker import check_history
+    from reservation_lab.domain.client import LabClient
+    from reservation_lab.domain.invariants import check_burst, expected_summary
+
+    url = cloud.deploy(cloud_run).url
+    cloud.wait_until_ready(url, settle=0)
+    double.account.faults.error_after_commit = 2
+    with LabClient(url) as client:
+        before = client.status("lossy")
+        decisions = send_burst_sync(url, "lossy", 10)
+        after = client.status("lossy")
+    retried = [d for d in decisions if len(d.attempts) > 1]
+    assert len(retried) == 2
+    assert all([a.status_code for a in d.attempts][0] == 502 and d.decided and len(d.attempts) == 2 for d in retried)
+    assert all(d.replayed for d in retried) and not any(d.replayed for d in decisions if d not in retried)
+    assert check_burst(decisions, before, after) == expected_summary(10)
+    assert check_history(decisions, before, after).ok
+
+
+def test_readiness_waits_for_a_slow_route_and_a_page_without_json_is_a_sentence(
+        double: CloudflareDouble, cloud_run: RunFolder) -> None:
+    """workers.dev answers an HTML 404 for 2 s after the deploy (DNS, propagation); readiness polls through it."""
+    import time
+
+    from reservation_lab.domain.client import LabClient
+
+    double.account.faults.route_delay = 2.0
+    url = cloud.deploy(cloud_run).url
+    with LabClient(url) as client, pytest.raises(LabError) as raised:
+        client.status("early")
+    assert raised.value.message.key == "errors.not_json_answer"
+    assert "HTTP 404" in str(raised.value) and "text/html" in str(raised.value)
+    with pytest.raises(LabError) as timed_out:
+        cloud.wait_until_ready(url, timeout=0.5, settle=0)
+    assert "running this cell again is safe" in str(timed_out.value)
+    started = time.monotonic()
+    cloud.wait_until_ready(url, timeout=30, settle=0, interval=0.2)
+    assert 0.5 < time.monotonic() - started < 10

@@ -109,7 +109,8 @@ class Bundles:
             script = self._script_for(host)
             server = self.servers.get(script.name) if script else None
             faults = self.account.faults
-            fail = server is not None and "/reserve" in path and faults.error_after_commit > 0
+            fail = (server is not None and method == "POST" and path.endswith("/reservations")
+                    and faults.error_after_commit > 0)
             if fail:
                 faults.error_after_commit -= 1
         if server is None:

@@ -51,6 +51,17 @@ class Decision:
     def decided(self) -> bool:
         return self.status_code in (201, 409)
 
+    @property
+    def replayed(self) -> bool:
+        """The Worker answered with the decision it had already stored for this requestId."""
+        return self.body.get("replayed") is True
+
+    @property
+    def retried_after_failure(self) -> bool:
+        """An earlier attempt got no decision (transport error or 5xx): it may have committed before failing, so
+        a replayed final answer is expected, not a broken invariant."""
+        return any(a.status_code not in (201, 409) for a in self.attempts[:-1])
+
 
 def request_ids(size: int, prefix: str = "request") -> list[str]:
     """`request-1` … `request-N`, the seeds' naming."""

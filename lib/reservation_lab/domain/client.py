@@ -29,7 +29,14 @@ class LabClient(OwnsHttpClient):
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport, **options)
 
     def _reply(self, response: httpx.Response) -> Reply:
-        return Reply(response.status_code, response.json())
+        """The answer as JSON; an HTML or empty page (an edge 5xx, a 404 before the route exists) is a LabError."""
+        try:
+            body = response.json()
+        except ValueError:
+            kind = (response.headers.get("content-type") or "text").split(";")[0]
+            raise LabError("errors.not_json_answer", url=str(response.request.url), code=response.status_code,
+                           kind=kind) from None
+        return Reply(response.status_code, body if isinstance(body, dict) else {"body": body})
 
     def health(self) -> Reply:
         return self._reply(self._http.get(HEALTH))
