@@ -89,3 +89,20 @@ def test_readiness_waits_for_a_slow_route_and_a_page_without_json_is_a_sentence(
     started = time.monotonic()
     cloud.wait_until_ready(url, timeout=30, settle=0, interval=0.2)
     assert 0.5 < time.monotonic() - started < 10
+
+
+def test_the_verifier_waits_out_a_429_and_says_log_in_again_for_a_revoked_token(
+        double: CloudflareDouble, cloud_run: RunFolder) -> None:
+    from reservation_lab.cloud.api import CloudflareAPI
+
+    cloud.deploy(cloud_run)
+    double.account.faults.rate_limited, double.account.faults.retry_after = 1, 1
+    with CloudflareAPI(double.token, double.account.id) as api:
+        before = len(double.requests)
+        assert [b["name"] for b in api.script_settings(cloud_run.name)["bindings"]] == ["WORKSHOPS"]
+        assert len(double.requests) - before == 2  # the 429, then the answer after Retry-After
+    double.account.revoked.add(double.token)
+    with CloudflareAPI(double.token, double.account.id) as api, pytest.raises(LabError) as raised:
+        api.script_settings(cloud_run.name)
+    assert raised.value.message.key == "cloud.api_refused" and "run the login cell again" in str(raised.value)
+    assert double.token not in str(raised.value) and double.account.id not in str(raised.value)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Any
 
 import httpx
@@ -20,6 +21,9 @@ API_BASE = "https://api.cloudflare.com/client/v4"
 NOT_FOUND_CODE = 10007  # workers.api.error.script_not_found
 PER_PAGE = 100
 MAX_PAGES = 50
+AUTH_CODES = (6003, 6111, 9109, 10000, 10001)  # invalid/malformed headers or token, unauthorized, auth error
+RATE_LIMITED_TRIES = 3
+LONGEST_RETRY_AFTER = 30.0
 
 
 class APIError(LabError):
@@ -90,12 +94,17 @@ class CloudflareAPI(OwnsHttpClient):
         raise APIError("cloud.namespaces_endless", kind="bad_response", pages=MAX_PAGES)
 
     def _get(self, path: str, what: Message, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        try:
-            response = self._http.get(path, params=params)
-        except httpx.TransportError as exc:
-            raise APIError("cloud.api_unreachable", kind="network", what=what, error=type(exc).__name__,
-                           detail=self._scrub(str(exc))) from None
-        return self._envelope(response, what)
+        """GET, waiting out a 429 as its Retry-After says (at most RATE_LIMITED_TRIES tries)."""
+        for attempt in range(1, RATE_LIMITED_TRIES + 1):
+            try:
+                response = self._http.get(path, params=params)
+            except httpx.TransportError as exc:
+                raise APIError("cloud.api_unreachable", kind="network", what=what, error=type(exc).__name__,
+                               detail=self._scrub(str(exc))) from None
+            if response.status_code != 429 or attempt == RATE_LIMITED_TRIES:
+                return self._envelope(response, what)
+            time.sleep(retry_after(response))
+        raise AssertionError("unreachable")
 
     def _envelope(self, response: httpx.Response, what: Message) -> dict[str, Any]:
         status = response.status_code
@@ -112,7 +121,7 @@ class CloudflareAPI(OwnsHttpClient):
             return body
         listed = "; ".join(f"code {e.get('code')}: {e.get('message')}" for e in errors)
         detail = self._scrub(listed) if listed else Message("cloud.no_details")
-        raise APIError(_explain(status, what, detail), kind=_kind(status, codes), status=status, codes=codes)
+        raise APIError(_explain(status, codes, what, detail), kind=_kind(status, codes), status=status, codes=codes)
 
     def _scrub(self, text: str) -> str:
         for secret in self._secrets:
@@ -132,16 +141,29 @@ def _last_page(info: Any, page: int, count: int) -> bool:
     return count < per_page
 
 
+def retry_after(response: httpx.Response) -> float:
+    """Seconds to wait from a 429's Retry-After (seconds form), 1 s if absent, never more than 30 s."""
+    try:
+        return min(LONGEST_RETRY_AFTER, max(0.0, float(response.headers.get("retry-after", "1"))))
+    except ValueError:
+        return 1.0
+
+
+def _is_auth(status: int, codes: tuple[int, ...]) -> bool:
+    return status in (401, 403) or any(code in AUTH_CODES for code in codes)
+
+
 def _kind(status: int, codes: tuple[int, ...]) -> str:
     if NOT_FOUND_CODE in codes:
         return "not_found"
-    if status in (401, 403):
+    if _is_auth(status, codes):
         return "auth"
     return "server" if status >= 500 else "api"
 
 
-def _explain(status: int, what: Message, detail: str | Message) -> Message:
-    key = "cloud.api_refused" if status in (401, 403) else "cloud.api_server" if status >= 500 else "cloud.api_rejected"
+def _explain(status: int, codes: tuple[int, ...], what: Message, detail: str | Message) -> Message:
+    key = ("cloud.api_refused" if _is_auth(status, codes) else "cloud.api_server" if status >= 500
+           else "cloud.api_rejected")
     return Message(key, {"what": what, "code": status, "detail": detail})
 
 

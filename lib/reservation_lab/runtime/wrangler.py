@@ -51,12 +51,22 @@ def keeps_debug_log(args: tuple[str, ...] | list[str]) -> bool:
     return first in ("dev", "--version") or (first == "deploy" and "--dry-run" in args)
 
 
+def _keep_loopback_off_proxies(env: dict[str, str]) -> None:
+    """With a proxy set, wrangler sends loopback requests through it unless NO_PROXY names them: add them."""
+    if not any(env.get(name) for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy")):
+        return
+    listed = [h for h in (env.get("NO_PROXY") or env.get("no_proxy") or "").split(",") if h.strip()]
+    missing = [host for host in ("127.0.0.1", "localhost", "::1") if host not in listed]
+    env["NO_PROXY"] = env["no_proxy"] = ",".join(listed + missing)
+
+
 def wrangler_env(log_dir: Path, extra: dict[str, str] | None = None, debug_log: bool = True) -> dict[str, str]:
     """The environment for wrangler: no metrics, no banner/update check, logs inside the run (or none)."""
     log_dir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.update(QUIET_ENV)
     env["WRANGLER_LOG_PATH"] = str(log_dir)
+    _keep_loopback_off_proxies(env)
     if debug_log:
         env.pop("WRANGLER_WRITE_LOGS", None)
     else:
