@@ -13,8 +13,19 @@ from reservation_lab.domain.config import RunFolder, create_run_folder, write_cl
 
 @pytest.fixture
 def double(tmp_path: Path, offline_home: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[CloudflareDouble]:
+    """The double, wrangler authenticated by an API token (CLOUDFLARE_API_TOKEN)."""
     with CloudflareDouble(tmp_path / "double") as stand_in:
         for name, value in stand_in.environment().items():
+            monkeypatch.setenv(name, value)
+        yield stand_in
+    assert stand_in.bundles.servers == {}
+
+
+@pytest.fixture
+def oauth_double(tmp_path: Path, offline_home: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[CloudflareDouble]:
+    """The double without a token in the environment: wrangler logs in by the device flow, as a learner does."""
+    with CloudflareDouble(tmp_path / "double") as stand_in:
+        for name, value in stand_in.environment(with_token=False).items():
             monkeypatch.setenv(name, value)
         yield stand_in
     assert stand_in.bundles.servers == {}

@@ -53,3 +53,26 @@ def test_deploy_burst_verify_redeploy_cleanup_delete(double: CloudflareDouble, c
     for secret in secrets_of(double):
         assert secret not in printed
     assert files_containing(cloud_run.logs_dir, double.token) == []
+
+
+def test_device_login_whoami_token_logout_and_nothing_secret_left(oauth_double: CloudflareDouble, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """wrangler login --device against the double's https OAuth endpoints, then logout revokes the token."""
+    from reservation_lab.domain.config import create_run_folder, write_wrangler_config
+
+    run = create_run_folder(tmp_path / "run")
+    write_wrangler_config(run, oauth_double.account.id)
+    cloud.login(run)
+    printed = capsys.readouterr().out
+    assert "To authorize Wrangler, please visit:" in printed and "Successfully logged in." in printed
+    identity = cloud.whoami(run)
+    assert identity.logged_in and identity.auth_type == "OAuth Token" and identity.names() == ["LabEx Learning"]
+    token = cloud.api_token(run)
+    assert oauth_double.account.authorized(token)
+    cloud.logout(run)
+    assert "Successfully logged out." in capsys.readouterr().out
+    assert not oauth_double.account.authorized(token)  # revoked, not just forgotten
+    assert cloud.whoami(run).logged_in is False
+    for secret in (token, oauth_double.account.email):
+        assert files_containing(run.root, secret) == []
+    assert oauth_double.account.id not in capsys.readouterr().out

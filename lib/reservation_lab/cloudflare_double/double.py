@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Self
 
 from reservation_lab.cloudflare_double.bundles import Bundles
+from reservation_lab.cloudflare_double.oauth import OAuth, serve_oauth
 from reservation_lab.cloudflare_double.server import API_PREFIX, serve
 from reservation_lab.cloudflare_double.state import Account
 from reservation_lab.runtime.http import WORKERS_DEV_VIA
@@ -21,6 +22,8 @@ class CloudflareDouble:
         self.requests: list[tuple[str, str]] = []
         self.bundles = Bundles(self.root / "workers", self.account)
         self._server, self._thread = serve(self)
+        self.oauth = OAuth(self.account)
+        self._oauth_server, self.ca_file = serve_oauth(self.oauth, self.root)
 
     @property
     def port(self) -> int:
@@ -30,16 +33,31 @@ class CloudflareDouble:
     def origin(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def auth_domain(self) -> str:
+        return f"127.0.0.1:{self._oauth_server.server_address[1]}"
+
     def environment(self, with_token: bool = True) -> dict[str, str]:
-        """What wrangler and the helpers need to use the double instead of Cloudflare."""
-        env = {"CLOUDFLARE_API_BASE_URL": self.origin + API_PREFIX, WORKERS_DEV_VIA: self.origin}
+        """What wrangler and the helpers need to use the double instead of Cloudflare.
+
+        With `with_token` wrangler uses an API token (CLOUDFLARE_API_TOKEN); without it, `wrangler login` runs
+        the device flow against the double, and its credentials live in a HOME of the double's own (a learner's
+        real wrangler login is never read nor overwritten).
+        """
+        home = self.root / "home"
+        env = {"CLOUDFLARE_API_BASE_URL": self.origin + API_PREFIX, WORKERS_DEV_VIA: self.origin,
+               "WRANGLER_AUTH_DOMAIN": self.auth_domain,
+               "WRANGLER_TOKEN_URL": f"https://{self.auth_domain}/oauth2/token",
+               "WRANGLER_REVOKE_URL": f"https://{self.auth_domain}/oauth2/revoke",
+               "NODE_EXTRA_CA_CERTS": str(self.ca_file), "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
         if with_token:
             env["CLOUDFLARE_API_TOKEN"] = self.token
         return env
 
     def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        for server in (self._server, self._oauth_server):
+            server.shutdown()
+            server.server_close()
         self.bundles.stop_all()
 
     def __enter__(self) -> Self:
