@@ -59,7 +59,7 @@ ENGLISH = re.compile(r"\b(the|is|are|were|not|and|with|of|to|first|already|maybe
 # Not prose: a shown command line, code in backticks, quoted values, paths and URLs, JSON keys, JupyterLab's
 # own (English) menu path, and the lines the pinned wrangler itself prints after a shown wrangler command.
 NOT_PROSE = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\S*/\S*|https?://\S+|\w+=\S*|Run → [^)]*")
-COMMAND = re.compile(r"^\[[^\]]*\] \$ ")
+COMMAND = re.compile(r"^(\(\w+\) )?\[[^\]]*\] \$ ")  # a shown command, with the rehearsal's mark if any
 
 
 def english_lines(text: str) -> list[str]:
@@ -68,7 +68,7 @@ def english_lines(text: str) -> list[str]:
     in_tool_output = False
     for line in ANSI.sub("", text).splitlines():
         if COMMAND.match(line):
-            in_tool_output = "npx wrangler deploy --dry-run" in line  # wrangler's own words follow
+            in_tool_output = "npx wrangler " in line  # wrangler's own (English) words follow, as it prints them
             continue
         if in_tool_output:
             continue

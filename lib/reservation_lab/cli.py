@@ -26,11 +26,12 @@ def _run(args: argparse.Namespace) -> int:
     from reservation_lab.course.papermill_run import run_course
     from reservation_lab.course.parameters import DEFAULTS
 
-    cloud = getattr(args, "cloud", False)
+    cloud = "rehearsal" if getattr(args, "cloud_rehearsal", False) else getattr(args, "cloud", False)
     options = {key: value for key, value in vars(args).items()
                if key in DEFAULTS and key != "cloud" and value is not None}
     report = run_course(cloud=cloud, **options)
-    print(f"\nInvariant summary ({'cloud' if cloud else 'local'}, notebook {report['language']}):")
+    mode = {True: "cloud", False: "local"}.get(cloud, str(cloud))
+    print(f"\nInvariant summary ({mode}, notebook {report['language']}):")
     print(json.dumps({key: report[key] for key in SUMMARY_KEYS}, indent=2))
     print(f"executed notebook: {report['notebook']}")
     return 0
@@ -111,7 +112,10 @@ def parser() -> argparse.ArgumentParser:
     sub = root.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="execute a course notebook with papermill, print the invariants")
     _add_run_options(run)
-    run.add_argument("--cloud", action="store_true", help="also run steps 5-7 against your Cloudflare account")
+    clouds = run.add_mutually_exclusive_group()
+    clouds.add_argument("--cloud", action="store_true", help="also run steps 5-7 against your Cloudflare account")
+    clouds.add_argument("--cloud-rehearsal", action="store_true",
+                        help="run steps 5-7 against a local stand-in for Cloudflare's API (no account, offline)")
     run.add_argument("--account-name", help="the Cloudflare account's display name (default: the notebook's)")
     _add_run_options(sub.add_parser("local", help="the course notebook on the local runtime only"))
     build = sub.add_parser("build", help="regenerate the notebooks from notebooks/source")

@@ -62,3 +62,27 @@ def test_cloud_mode_without_cloudflare_stops_at_login(tmp_path: Path, monkeypatc
     with pytest.raises(LabError, match=r"wrangler login --device --browser=false` failed"):
         run_course(language="es", workdir=tmp_path / "run", cloud=True, log_output=False)
     assert not (tmp_path / "run" / "report.json").exists()
+
+
+def test_the_cloud_rehearsal_runs_every_cloud_cell_against_the_double(tmp_path: Path, offline_home: None) -> None:
+    """cloud = "rehearsal": steps 5-7 run for real (the pinned wrangler, workerd, the verifier) against the
+    Cloudflare double; every assertion of the cloud cells holds, and no token or account ID is left behind."""
+    import re
+
+    report = run_course(language="de", workdir=tmp_path / "run", cloud="rehearsal", log_output=False)
+    assert report["cloud"] == "rehearsal"
+    executed = nbformat.read(Path(report["notebook"]), as_version=4)
+    shown = {c.id: output_text(c) for c in executed.cells if c.cell_type == "code"}
+    assert "(Generalprobe) [" in shown["login"] and "Successfully logged in." in shown["login"]
+    assert "Deleted: WorkshopReservations" in shown["cleanup-deploy"]
+    assert f"Successfully deleted {report['run']}" in shown["cleanup-delete"]
+    assert shown["cloud-verify"].count("PASS: deployed") == 1 and "PASS: deployed" in shown["redeploy-verify"]
+    assert "PASS: deleted" in shown["cleanup-verify"] and '"loggedIn": false' in shown["after-logout"]
+    account = re.search(r'"account_id": "(\w+)"', (tmp_path / "run" / "wrangler.jsonc").read_text()).group(1)
+    everything = "".join(shown.values())
+    assert account not in everything and "example.invalid" not in everything
+    leftovers = [p for p in (tmp_path / "run").rglob("*") if p.is_file() and not p.is_symlink()
+                 and re.search(rb"double-[\w-]{20,}", p.read_bytes())]
+    assert leftovers == []  # no access token of the double in any file of the run
+    english = {i: lines for i, text in shown.items() if (lines := english_lines(text))}
+    assert english == {}, english

@@ -334,7 +334,7 @@ def verify(run: RunFolder, mode: str, account_id: str | None = None, app_url: st
     if mode not in MODES:
         raise LabError("cloud.verify_mode", modes=", ".join(MODES), mode=repr(mode))
     script = check_run_name(run.name)
-    announce(REPO_ROOT, verifier_words(run, mode, app_url, burst_size))
+    announce(REPO_ROOT, verifier_words(run, mode, app_url, burst_size), cloud=True)
     account_id = account_id or config_account_id(run)
     with CloudflareAPI(token or api_token(run), account_id, transport=transport) as api:
         if mode == "deployed":

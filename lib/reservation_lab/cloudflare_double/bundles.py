@@ -78,7 +78,7 @@ class Bundles:
         live = {n.class_name for n in self.account.namespaces if n.script == script.name}
         folder.config.write_text(json.dumps(local_config(script, live), indent=2))
         if live:
-            self.servers[script.name] = start_dev_server(folder, log_name="workerd.log")
+            self.servers[script.name] = start_dev_server(folder, log_name="workerd.log", shown=False)
 
     def route_opened(self, script: Script) -> None:
         """workers.dev starts answering, after the scenario's route delay (DNS, propagation)."""

@@ -9,6 +9,7 @@ cells show), `friendly` (errors in the learner's language), `builder` (notebooks
 
 from reservation_lab.cloud.steps import delete_worker, deploy, login, logout, verify, wait_until_ready, whoami
 from reservation_lab.cloud.verify import CLOUD_WORKSHOP
+from reservation_lab.course.cloud_mode import before_cleanup, choose_cloud
 from reservation_lab.course.display import (
     decision_of,
     plot_race,
@@ -44,7 +45,8 @@ __all__ = [
     # experiments: one change to the Worker, run for real, judged by the checker
     "experiment", "stop_experiments",
     # the cloud (steps 5-7)
-    "login", "whoami", "deploy", "wait_until_ready", "CLOUD_WORKSHOP", "verify", "delete_worker", "logout",
+    "choose_cloud", "login", "whoami", "deploy", "wait_until_ready", "CLOUD_WORKSHOP", "verify",
+    "before_cleanup", "delete_worker", "logout",
     # what the cells show
     "shown_path", "print_json", "say", "skip_cloud", "show_config", "show_decisions", "decision_of",
     "write_report",

@@ -56,7 +56,7 @@ def run_course(
     root.mkdir(parents=True, exist_ok=True)
     output = root / f"concurrent-reservations.{language}.ipynb"
     source = Path(notebook) if notebook else notebook_path(language)
-    parameters = {**DEFAULTS, **overrides, "workdir": str(root), "language": language}
+    parameters = {**DEFAULTS, "pause_before_cleanup": False, **overrides, "workdir": str(root), "language": language}
     try:
         papermill.execute_notebook(
             str(source), str(output), parameters=parameters, kernel_name=ensure_kernel(),

@@ -6,22 +6,29 @@ and run_course take their defaults from here too.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from reservation_lab.domain.model import BURST_SIZE
 
 DEFAULTS: dict[str, Any] = {
-    "cloud": False,
+    "cloud": False,  # False: local only; True: your Cloudflare account; "rehearsal": a local stand-in for it
     "account_name": "LabEx Learning",
     "workshop": "launch-day",
     "burst_size": BURST_SIZE,
     "port": 0,
     "workdir": "",
     "language": "de",
+    "pause_before_cleanup": True,  # a real-cloud Run All stops before step 7 (papermill runs pass False)
 }
 
 
 def parameters_source(language: str) -> str:
     """The parameters cell's code: one plain literal a line, as papermill expects."""
     values = {**DEFAULTS, "language": language}
-    return "\n".join(f"{name} = {value!r}".replace("'", '"') for name, value in values.items())
+    return "\n".join(f"{name} = {_literal(value)}" for name, value in values.items())
+
+
+def _literal(value: Any) -> str:
+    """A Python literal papermill can rewrite: strings in double quotes (json.dumps escapes what needs it)."""
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else repr(value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from reservation_lab.course.cloud_mode import stop_rehearsal
 from reservation_lab.course.experiments import close_all as close_experiments
 from reservation_lab.course.files import register as register_lab_file
 from reservation_lab.domain.config import RunFolder, create_run_folder
@@ -36,6 +37,7 @@ def prepare_run(workdir: str | Path = "") -> RunFolder:
         _, previous = _SERVERS.popitem()
         previous.stop()
     close_experiments()
+    stop_rehearsal()
     run = create_run_folder(workdir or None)
     _CURRENT["run"] = run
     if _in_kernel():

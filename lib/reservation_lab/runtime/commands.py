@@ -15,11 +15,18 @@ from pathlib import Path
 from reservation_lab.paths import REPO_ROOT
 
 _SHOW = {"on": False}
+_MARK = {"text": ""}
 
 
 def show_commands(on: bool = True) -> None:
     """Turn showing the command lines on (the course's kernels) or off."""
     _SHOW["on"] = on
+
+
+def mark_commands(text: str) -> None:
+    """Put `text` before every shown command line that reaches a Cloudflare account (the rehearsal's marker, which
+    says that account is the local stand-in); "" for none."""
+    _MARK["text"] = text
 
 
 def shown_folder(folder: Path) -> str:
@@ -49,11 +56,11 @@ def command_line(cwd: Path, words: Sequence[str], env: Mapping[str, str] | None 
     return f"[{shown_folder(cwd)}] $ {prefix}{shlex.join(words)}"
 
 
-def announce(cwd: Path, words: Sequence[str], env: Mapping[str, str] | None = None) -> str:
-    """Print the command line (when showing is on) and return it."""
+def announce(cwd: Path, words: Sequence[str], env: Mapping[str, str] | None = None, cloud: bool = False) -> str:
+    """Print the command line (when showing is on) and return it; a `cloud` command carries the mark, if any."""
     line = command_line(cwd, words, env)
     if _SHOW["on"]:
-        print(line, file=sys.stdout, flush=True)
+        print(f"{_MARK['text']} {line}" if cloud and _MARK["text"] else line, file=sys.stdout, flush=True)
     return line
 
 

@@ -145,11 +145,14 @@ def start_dev_server(
     config: Path | None = None,
     state_dir: Path | None = None,
     progress: Callable[[float], None] | None = None,
+    shown: bool = True,
 ) -> DevServer:
     """Start `wrangler dev` for the run on 127.0.0.1:port (0 = free port) and wait for /health.
 
     `config` and `state_dir` default to the run's own; pass others to serve another Worker from the run folder.
     `progress`, if given, is called about twice a second with the seconds waited so far for /health.
+    `shown` False keeps the command line unannounced (a server that is no step of the learner's, e.g. the
+    Cloudflare double's own).
     A picked port (port 0, and always the inspector port) that another process takes before wrangler binds it
     is replaced by a fresh pick, up to PORT_TRIES starts; a port the caller chose is never replaced.
     """
@@ -162,7 +165,8 @@ def start_dev_server(
     for attempt in range(1, PORT_TRIES + 1):
         listen_port, inspector_port = chosen or free_port(), free_port()
         try:
-            server = _start_once(run, listen_port, inspector_port, timeout, log_name, config, state_dir, progress)
+            server = _start_once(run, listen_port, inspector_port, timeout, log_name, config, state_dir, progress,
+                                 shown)
         except _AddressInUse as race:
             if chosen and race.port == chosen:
                 raise PortBusyError("errors.port_busy", port=chosen, host=LOOPBACK) from race.error
@@ -182,6 +186,7 @@ def _start_once(
     config: Path,
     state_dir: Path,
     progress: Callable[[float], None] | None,
+    shown: bool = True,
 ) -> DevServer:
     toolchain = find_toolchain()
     log_path = run.logs_dir / log_name
@@ -195,7 +200,8 @@ def _start_once(
         "--persist-to", str(state_dir),
         "--show-interactive-dev-session=false",
     ], run.root)
-    announce(run.root, wrangler_words(*args))
+    if shown:
+        announce(run.root, wrangler_words(*args))
     argv = toolchain.wrangler_argv(*args)
     started_at = time.monotonic()
     log_offset = log_path.stat().st_size if log_path.exists() else 0

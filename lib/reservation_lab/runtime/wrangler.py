@@ -102,7 +102,7 @@ def run_wrangler(
     Absolute paths inside cwd are passed relative to it, and the command is announced as `npx wrangler …`.
     """
     args = tuple(relative_args(args, cwd))
-    announce(cwd, wrangler_words(*args))
+    announce(cwd, wrangler_words(*args), cloud=not keeps_debug_log(args))
     proc = _spawn(args, cwd, log_dir, extra_env, stderr=subprocess.STDOUT)
     lines: list[str] = []
 
@@ -134,7 +134,7 @@ def capture_wrangler(*args: str, cwd: Path, log_dir: Path | None = None, timeout
     """
     args = tuple(relative_args(args, cwd))
     if shown:
-        announce(cwd, wrangler_words(*args))
+        announce(cwd, wrangler_words(*args), cloud=not keeps_debug_log(args))
     proc = _spawn(args, cwd, log_dir, None, stderr=subprocess.PIPE)
     out, err = _finish(proc, args, lambda: proc.communicate(timeout=timeout))
     return proc.returncode, out, err
