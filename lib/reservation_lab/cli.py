@@ -4,6 +4,7 @@
     local     the same, never touching the cloud (steps 5-7 print that they were skipped)
     build     regenerate the notebooks from notebooks/source (build | check | execute [LANG ...])
     verify    independent check of a cloud run: deployed (steps 5-6) or deleted (step 7)
+    cleanup   delete exactly what a cloud run deployed, after any failure, and prove it (verify deleted)
     drill     crash, load and bad-input drills against a local wrangler dev
     kernel    install the course's named Jupyter kernel (idempotent) and print its name
     jupyter   JupyterLab on notebooks/, loopback only; its terminals have the course's node, npx and wrangler
@@ -81,6 +82,19 @@ def _verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cleanup(args: argparse.Namespace) -> int:
+    """Delete what a run deployed (re-runnable after any failure); 0 once `verify deleted` passes."""
+    from reservation_lab.cloud.cleanup import cleanup
+    from reservation_lab.cloud.verify import VerificationFailed
+
+    try:
+        cleanup(args.workdir)
+    except VerificationFailed as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    return 0
+
+
 def _kernel(args: argparse.Namespace) -> int:
     from reservation_lab.course.kernel import ensure_kernel
 
@@ -128,6 +142,9 @@ def parser() -> argparse.ArgumentParser:
     verify.add_argument("--app-url", help="the Worker URL (default: the URL of the run's last deploy)")
     verify.add_argument("--burst-size", type=int, help="the size of step 5's burst to cloud-launch")
     verify.set_defaults(func=_verify)
+    clean = sub.add_parser("cleanup", help="delete what a cloud run deployed (re-runnable), then verify deleted")
+    clean.add_argument("--workdir", required=True, help="the run folder (its wrangler.jsonc names Worker, account)")
+    clean.set_defaults(func=_cleanup)
     _add_drills(sub)
     sub.add_parser("kernel", help="install the course's Jupyter kernel").set_defaults(func=_kernel)
     jupyter = sub.add_parser("jupyter", help="JupyterLab on notebooks/ (127.0.0.1; terminals can redo the lab)")

@@ -6,6 +6,7 @@ Account IDs, e-mails and tokens stay in variables: nothing here prints them.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import time
@@ -28,6 +29,7 @@ from reservation_lab.runtime.http import client_options
 from reservation_lab.runtime.redact import redact, strip_ansi
 from reservation_lab.runtime.wrangler import capture_wrangler, failure, run_wrangler
 
+REHEARSAL_ENV = "RESERVATION_LAB_REHEARSAL"  # set by the course's rehearsal while the double stands in
 LOGIN_TIMEOUT = 15 * 60
 DEPLOY_TIMEOUT = 10 * 60
 WORKERS_DEV = re.compile(r"https://[a-z0-9.-]+\.workers\.dev")
@@ -153,7 +155,12 @@ def _failure(args: tuple[str, ...], code: int, stderr: str, key: str = "errors.w
 
 
 def login(run: RunFolder, echo: TextIO | None = None) -> None:
-    """Device authorization: wrangler prints a URL and a code, then waits until you confirm in the browser."""
+    """Device authorization: wrangler prints a URL and a code, then waits until you confirm in the browser.
+
+    With CLOUDFLARE_API_TOKEN set, wrangler uses that token and `login` does nothing (exit 0): say so first.
+    """
+    if token_from_env():
+        (echo or sys.stdout).write(message("cloud.token_env", command="login") + "\n")
     run_wrangler("login", "--device", "--browser=false", cwd=run.root, log_dir=run.logs_dir,
                  timeout=LOGIN_TIMEOUT, echo=echo or sys.stdout)
 
@@ -168,7 +175,9 @@ def whoami(run: RunFolder) -> Identity:
 
 
 def logout(run: RunFolder, echo: TextIO | None = None) -> None:
-    """`wrangler logout`: revoke this machine's authorization."""
+    """`wrangler logout`: revoke this machine's authorization (nothing to revoke while CLOUDFLARE_API_TOKEN is set)."""
+    if token_from_env():
+        (echo or sys.stdout).write(message("cloud.token_env", command="logout") + "\n")
     run_wrangler("logout", cwd=run.root, log_dir=run.logs_dir, echo=echo or sys.stdout)
 
 
@@ -224,6 +233,8 @@ def deploy(run: RunFolder, cleanup: bool = False, echo: TextIO | None = None) ->
     except WranglerError as error:
         raise _deploy_failed(error, run) from None
     ndjson = output.read_text() if output.exists() else ""
+    if os.environ.get(REHEARSAL_ENV):
+        (run.logs_dir / "rehearsal").touch()  # deployed to the rehearsal's double: gone with its kernel
     if cleanup and reports_stale_tombstone(result.output):
         echo.write(message("cloud.already_deleted", class_name=CLASS_NAME) + "\n")
     elif cleanup and not reports_deletion(result.output):
@@ -346,4 +357,6 @@ def verify(run: RunFolder, mode: str, account_id: str | None = None, app_url: st
     if not verdict.passed:
         raise VerificationFailed(verdict.outcome())
     print(describe(verdict.outcome()))
+    if mode == "deleted":
+        (run.logs_dir / "verified-deleted").touch()  # cloud.cleanup reads it: nothing of this run is left
     return verdict

@@ -113,6 +113,11 @@ class Bundles:
                     and faults.error_after_commit > 0)
             if fail:
                 faults.error_after_commit -= 1
+            hiccup = server is not None and path.endswith("/status") and faults.status_errors > 0
+            if hiccup:
+                faults.status_errors -= 1
+        if hiccup:
+            return 502, {"content-type": "text/html"}, BAD_GATEWAY_PAGE
         if server is None:
             return 404, {"content-type": "text/html"}, NOT_FOUND_PAGE
         sent = {k: v for k, v in headers.items() if k.lower() not in HOP_HEADERS}

@@ -23,7 +23,7 @@ class CloudflareDouble:
         self.bundles = Bundles(self.root / "workers", self.account)
         self._server, self._thread = serve(self)
         self.oauth = OAuth(self.account)
-        self._oauth_server, self.ca_file = serve_oauth(self.oauth, self.root)
+        self._oauth_server, self.ca_file = serve_oauth(self.oauth, self.root, self.bundles.forward)
 
     @property
     def port(self) -> int:
@@ -36,6 +36,10 @@ class CloudflareDouble:
     @property
     def auth_domain(self) -> str:
         return f"127.0.0.1:{self._oauth_server.server_address[1]}"
+
+    def curl_options(self) -> list[str]:
+        """What makes curl reach the Workers' https://….workers.dev URLs here: the double's CA and its TLS port."""
+        return ["--cacert", str(self.ca_file), "--connect-to", f"::{self.auth_domain}"]
 
     def environment(self, with_token: bool = True) -> dict[str, str]:
         """What wrangler and the helpers need to use the double instead of Cloudflare.

@@ -5,7 +5,8 @@ override), so this server speaks TLS with a certificate from a local CA (`trustm
 NODE_EXTRA_CA_CERTS. Shapes: workers-auth's device flow as bundled (cli.js:124093 the device answer; 124184 the
 token poll, `authorization_pending` until approved; 123723 refresh; 124538 logout's revoke with the refresh token;
 123221 the `GET https://<domain>` Access probe). A device code is approved after `approve_after` seconds: the
-rehearsal has no browser, and says so.
+rehearsal has no browser, and says so. The same listener also answers https requests for the Workers' workers.dev
+hosts (for curl in the terminal blocks, pointed here with --connect-to and the CA).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import secrets
 import ssl
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -94,11 +96,27 @@ class _Handler(BaseHTTPRequestHandler):
     server: _TLSServer
     protocol_version = "HTTP/1.1"
 
+    def _forwarded(self) -> bool:
+        """A request for a Worker's https://<script>.<subdomain>.workers.dev (curl in the terminal blocks)."""
+        host = (self.headers.get("host") or "").split(":")[0].lower()
+        if not host.endswith(".workers.dev"):
+            return False
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length) if length else b""
+        status, headers, content = self.server.forward(host, self.command, self.path, dict(self.headers.items()),
+                                                       body)
+        self._answer(status, content, headers.get("content-type", "application/json"))
+        return True
+
     def do_GET(self) -> None:  # the Access probe and the verification page
+        if self._forwarded():
+            return
         self._answer(200, b"<!DOCTYPE html><title>Cloudflare double</title><p>Local rehearsal: approved "
                           b"automatically.</p>", "text/html")
 
     def do_POST(self) -> None:
+        if self._forwarded():
+            return
         length = int(self.headers.get("content-length") or 0)
         form = {k: v[-1] for k, v in parse_qs((self.rfile.read(length) if length else b"").decode()).items()}
         oauth = self.server.oauth
@@ -129,21 +147,25 @@ class _Handler(BaseHTTPRequestHandler):
 class _TLSServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, oauth: OAuth, context: ssl.SSLContext) -> None:
+    def __init__(self, oauth: OAuth, context: ssl.SSLContext, forward: Callable[..., Any]) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.oauth = oauth
+        self.forward = forward
         self.socket = context.wrap_socket(self.socket, server_side=True)
         self.origin = f"https://127.0.0.1:{self.server_address[1]}"
 
 
-def serve_oauth(oauth: OAuth, folder: Path) -> tuple[_TLSServer, Path]:
-    """Serve `oauth` over TLS on a free loopback port; returns the server and the CA file for NODE_EXTRA_CA_CERTS."""
+def serve_oauth(oauth: OAuth, folder: Path, forward: Callable[..., Any]) -> tuple[_TLSServer, Path]:
+    """Serve `oauth` over TLS on a free loopback port; returns the server and the CA file for NODE_EXTRA_CA_CERTS
+    (and curl's --cacert). Requests for `*.<subdomain>.workers.dev` go to `forward` (the Workers' servers)."""
     ca = trustme.CA()
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    ca.issue_cert("127.0.0.1", "localhost").configure_cert(context)
+    subdomain = oauth.account.subdomain
+    hosts = ["127.0.0.1", "localhost", *([f"*.{subdomain}.workers.dev"] if subdomain else [])]
+    ca.issue_cert(*hosts).configure_cert(context)
     folder.mkdir(parents=True, exist_ok=True)
     ca_file = folder / "double-ca.pem"
     ca.cert_pem.write_to_path(str(ca_file))
-    server = _TLSServer(oauth, context)
+    server = _TLSServer(oauth, context, forward)
     threading.Thread(target=server.serve_forever, name="cloudflare-double-oauth", daemon=True).start()
     return server, ca_file

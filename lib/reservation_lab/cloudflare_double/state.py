@@ -65,6 +65,7 @@ class Faults:
 
     route_delay: float = 0.0          # workers.dev answers 404 for this long after a deploy (DNS, propagation)
     error_after_commit: int = 0       # the next N /reserve answers are a 502 HTML page although the request ran
+    status_errors: int = 0            # the next N status reads answer a 502 HTML page (an edge hiccup)
     rate_limited: int = 0             # the next N API requests answer 429 with Retry-After
     retry_after: int = 1
 

@@ -29,6 +29,7 @@ SOURCE_DIR = NOTEBOOKS_DIR / "source"
 NOTEBOOK_NAME = "concurrent-reservations.ipynb"
 CHECK_TAG = "nbval-check-output"
 MARKER = re.compile(r"^<!-- ([a-z0-9-]+) -->$")
+TERMINAL = re.compile(r"^<!-- terminal: ([a-z0-9-]+) -->$", re.MULTILINE)  # a block of notebooks/source/terminal/
 KERNELSPEC = {"name": KERNEL_NAME, "display_name": DISPLAY_NAME, "language": "python"}
 
 
@@ -87,6 +88,16 @@ def load_prose(path: Path) -> Prose:
     return Prose(language=meta["language"], name=meta["name"], cells=cells)
 
 
+def terminal_block(name: str, source_dir: Path = SOURCE_DIR) -> str:
+    """The shell commands of `terminal/<name>.sh` (one source for every language, run by the tests)."""
+    return (source_dir / "terminal" / f"{name}.sh").read_text().rstrip("\n")
+
+
+def with_terminal_blocks(text: str, source_dir: Path = SOURCE_DIR) -> str:
+    """Prose with each `<!-- terminal: name -->` line replaced by that block as a ```bash fence."""
+    return TERMINAL.sub(lambda m: f"```bash\n{terminal_block(m.group(1), source_dir)}\n```", text)
+
+
 def languages(source_dir: Path = SOURCE_DIR) -> list[Prose]:
     return [load_prose(path) for path in sorted((source_dir / "prose").glob("*.md"))]
 
@@ -107,7 +118,8 @@ def build_notebook(cells: list[dict], prose: Prose, previous: nbformat.NotebookN
     nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
     for cell in cells:
         if "prose" in cell:
-            nb.cells.append(nbformat.v4.new_markdown_cell(prose.cells[cell["prose"]], id=f"md-{cell['prose']}"))
+            text = with_terminal_blocks(prose.cells[cell["prose"]])
+            nb.cells.append(nbformat.v4.new_markdown_cell(text, id=f"md-{cell['prose']}"))
             continue
         source = cell_source(cell, prose.language)
         tags = list(cell.get("tags", []))

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from reservation_lab.cloud.steps import REHEARSAL_ENV
 from reservation_lab.cloudflare_double.double import CloudflareDouble
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import message
@@ -35,7 +36,7 @@ def choose_cloud(cloud: bool | str) -> None:
         double = CloudflareDouble(root)
         _STATE["double"] = double
         atexit.register(stop_rehearsal)
-        environment = double.environment(with_token=False)
+        environment = {**double.environment(with_token=False), REHEARSAL_ENV: "1"}
         _STATE["saved"] = {name: os.environ.get(name) for name in environment}
         os.environ.pop("CLOUDFLARE_API_TOKEN", None)
         os.environ.update(environment)

@@ -66,7 +66,22 @@ def friendly_traceback(error: BaseException, language: str) -> list[str] | None:
     if headline is None:
         return None
     detail = error.localized(language) if isinstance(error, Localized) else str(error)
-    return [f"{_RED}{message(headline, language)}{_RESET}", f"{type(error).__name__}: {detail}"]
+    return [f"{_RED}{message(headline, language)}{_RESET}", f"{type(error).__name__}: {detail}",
+            *cleanup_hint(language)]
+
+
+def cleanup_hint(language: str) -> list[str]:
+    """After a deploy, a failing cell also says how to delete what this run left in the account."""
+    from reservation_lab.course.session import current_run, left_deployed_line
+
+    run = current_run()
+    return [left_deployed_line(run.root, language)] if run is not None and _left_deployed(run) else []
+
+
+def _left_deployed(run: Any) -> bool:
+    from reservation_lab.cloud.cleanup import left_deployed
+
+    return left_deployed(run)
 
 
 def friendly_errors(language: str) -> bool:

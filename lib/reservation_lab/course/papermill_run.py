@@ -25,6 +25,19 @@ class _CellMarkers(logging.Filter):
         return not self.MARKER.match(record.getMessage().strip())
 
 
+def _clean_up_after(root: Path) -> None:
+    """A real-cloud run that stopped after a deploy leaves nothing behind: run the cleanup for it."""
+    from reservation_lab.cloud.cleanup import cleanup, left_deployed
+    from reservation_lab.cloud.steps import run_from_folder
+
+    try:
+        left = left_deployed(run_from_folder(root))
+    except LabError:
+        return  # no run config yet: nothing was deployed
+    if left:
+        cleanup(root)
+
+
 def run_course(
     language: str = DEFAULTS["language"],
     workdir: str | Path | None = None,
@@ -65,6 +78,9 @@ def run_course(
     except papermill.PapermillExecutionError as exc:
         raise LabError("errors.notebook_stopped", cell=exc.exec_count, ename=exc.ename, evalue=exc.evalue,
                        notebook=output) from None
+    finally:
+        if parameters["cloud"] is True:
+            _clean_up_after(root)
     report = json.loads((root / "report.json").read_text())
     report["notebook"] = str(output)
     report["language"] = language

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
+from reservation_lab.cloud.cleanup import cleanup_words, runs_left_deployed
 from reservation_lab.course.cloud_mode import stop_rehearsal
 from reservation_lab.course.experiments import close_all as close_experiments
 from reservation_lab.course.files import register as register_lab_file
@@ -40,12 +42,19 @@ def prepare_run(workdir: str | Path = "") -> RunFolder:
     stop_rehearsal()
     run = create_run_folder(workdir or None)
     _CURRENT["run"] = run
+    for earlier in runs_left_deployed():  # a failed cloud run of this checkout left a Worker behind
+        print(left_deployed_line(earlier))
     if _in_kernel():
         from IPython import get_ipython
 
         show_commands(True)
         register_lab_file(get_ipython(), current_run)
     return run
+
+
+def left_deployed_line(root: Path, language: str | None = None) -> str:
+    """The sentence naming a run that may have left a Worker in the account, with its cleanup command."""
+    return message("cloud.left_deployed", language, run=root.name, command=shlex.join(cleanup_words(root)))
 
 
 def wrangler_version(run: RunFolder) -> str:

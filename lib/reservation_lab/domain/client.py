@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,8 +24,12 @@ class Reply:
 class LabClient(OwnsHttpClient):
     """Synchronous client for /health, /workshops/<name>/status and /workshops/<name>/reservations."""
 
-    def __init__(self, base_url: str, timeout: float = 10.0, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(self, base_url: str, timeout: float = 10.0, transport: httpx.BaseTransport | None = None,
+                 retries: int = 0, retry_delay: float = 1.0) -> None:
+        """`retries`: how often status() asks again after a transient failure (no answer, a page without JSON, a
+        5xx), e.g. right after a deploy, when the edge may briefly answer for the old or no instance."""
         self.base_url = base_url.rstrip("/")
+        self.retries, self.retry_delay = retries, retry_delay
         options = client_options(self.base_url) if transport is None else {"trust_env": False}
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport, **options)
 
@@ -42,8 +47,17 @@ class LabClient(OwnsHttpClient):
         return self._reply(self._http.get(HEALTH))
 
     def status(self, workshop: str) -> dict[str, Any]:
-        """The durable totals of a workshop; raises on anything but 200."""
-        reply = self._reply(self._http.get(status_path(workshop)))
+        """The durable totals of a workshop; raises on anything but 200 (after `retries` transient failures)."""
+        for attempt in range(self.retries + 1):
+            try:
+                reply = self._reply(self._http.get(status_path(workshop)))
+            except (httpx.TransportError, LabError):
+                if attempt == self.retries:
+                    raise
+            else:
+                if reply.status_code < 500 or attempt == self.retries:
+                    break
+            time.sleep(self.retry_delay)
         if reply.status_code != 200:
             raise LabError("errors.status_failed", workshop=workshop, code=reply.status_code, body=reply.body)
         return reply.body

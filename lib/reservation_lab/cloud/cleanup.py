@@ -1,0 +1,83 @@
+"""Remove what a run deployed, from whatever state a failure left it in, and find runs that were never cleaned.
+
+A run folder records its cloud history in `logs/`: `deploy-<n>.ndjson` (wrangler's output of each deploy),
+`rehearsal` (the deploys went to the Cloudflare double, which is gone with its kernel) and `verified-deleted`
+(the verifier proved the Worker and its namespaces gone). `cleanup` is step 7 made re-runnable: the tombstone
+deploy only while a namespace remains, the delete only while the Worker exists, then `verify deleted`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from reservation_lab.cloud.api import CloudflareAPI, is_not_found
+from reservation_lab.cloud.steps import (
+    api_token,
+    config_account_id,
+    delete_worker,
+    deploy,
+    run_from_folder,
+    verify,
+)
+from reservation_lab.cloud.verify import Verdict
+from reservation_lab.domain.config import RunFolder, check_run_name, write_cleanup_config
+from reservation_lab.errors import LabError
+from reservation_lab.paths import REPO_ROOT, RUNS_DIR
+from reservation_lab.runtime.commands import relative_args, shown_folder
+
+CLEANED = "verified-deleted"
+REHEARSED = "rehearsal"
+
+
+def left_deployed(run: RunFolder) -> bool:
+    """Whether the run deployed to a real account and was not proven deleted since."""
+    logs = run.logs_dir
+    deployed = any(logs.glob("deploy-*.ndjson")) or any(logs.glob("cleanup-deploy-*.ndjson"))
+    return deployed and not (logs / CLEANED).exists() and not (logs / REHEARSED).exists()
+
+
+def runs_left_deployed(runs_dir: Path = RUNS_DIR) -> list[Path]:
+    """Run folders under `runs_dir` whose Worker may still exist in the account (oldest first)."""
+    found = []
+    for folder in sorted(runs_dir.glob("labex-c10-o03-*"), key=lambda p: p.stat().st_mtime):
+        try:
+            if left_deployed(run_from_folder(folder)):
+                found.append(folder)
+        except LabError:
+            continue
+    return found
+
+
+def cleanup_words(root: Path) -> list[str]:
+    """The cleanup command as a learner runs it from the repository root."""
+    return [*relative_args([sys.executable], REPO_ROOT), "-m", "reservation_lab", "cleanup", "--workdir",
+            shown_folder(root)]
+
+
+def cleanup(workdir: str | Path, echo: TextIO | None = None) -> Verdict:
+    """Delete exactly this run's Worker and its namespace, whatever is left of them; then prove it. Re-runnable."""
+    run = run_from_folder(workdir)
+    check_run_name(run.name)
+    account_id = config_account_id(run)
+    if not run.cleanup_config.exists():  # a failure before step 7 wrote it: the same file its cell writes
+        write_cleanup_config(run, account_id)
+    with CloudflareAPI(api_token(run), account_id) as api:
+        exists = _worker_exists(api, run.name)
+        namespaces = [n for n in api.durable_object_namespaces() if n.get("script") == run.name]
+    if exists and namespaces:
+        deploy(run, cleanup=True, echo=echo)
+    if exists:
+        delete_worker(run, echo=echo)
+    return verify(run, "deleted", account_id=account_id, attempts=3)
+
+
+def _worker_exists(api: CloudflareAPI, name: str) -> bool:
+    try:
+        api.script_settings(name)
+    except LabError as error:
+        if is_not_found(error):
+            return False
+        raise
+    return True

@@ -1,0 +1,1 @@
+python -m reservation_lab cleanup --workdir "$PWD"

@@ -1,0 +1,11 @@
+npx wrangler --version
+npx wrangler login --device --browser=false
+WHOAMI="$(npx wrangler whoami --json)"
+printf '%s\n' "$WHOAMI" | jq '{loggedIn, authType, accounts: [.accounts[] | {name}]}'
+ACCOUNT_ID="$(printf '%s\n' "$WHOAMI" | jq -r '.accounts[] | select(.name == "LabEx Learning") | .id')"
+test -n "$ACCOUNT_ID"
+RUN="$(basename "$PWD")"
+printf '%s\n' "$RUN" | grep -Ex 'labex-c10-o03-[0-9a-f]{12}'
+jq --arg account "$ACCOUNT_ID" '.account_id = $account' wrangler.jsonc > wrangler.jsonc.new
+mv wrangler.jsonc.new wrangler.jsonc
+jq 'del(.account_id)' wrangler.jsonc

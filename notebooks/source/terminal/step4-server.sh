@@ -1,0 +1,1 @@
+npx wrangler dev --port 8787 --persist-to local-state

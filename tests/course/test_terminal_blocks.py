@@ -1,0 +1,127 @@
+"""The "in a terminal" blocks: one source (notebooks/source/terminal/*.sh) for every language, and each runs.
+
+The local blocks run with bash against a real `wrangler dev` (port 8787 replaced by a free one); the cloud blocks
+(steps 1, 5, 6, 7) run with bash, the pinned wrangler and the verifier against the Cloudflare double, curl reaching
+the Worker's https://….workers.dev URL through the double's TLS listener (--connect-to, its CA).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from reservation_lab.cloudflare_double.double import CloudflareDouble
+from reservation_lab.course.builder import SOURCE_DIR, TERMINAL, languages, terminal_block
+from reservation_lab.course.jupyter import terminal_env
+from reservation_lab.domain.config import RunFolder, create_run_folder, write_cleanup_config, write_wrangler_config
+from reservation_lab.runtime.ports import free_port
+from reservation_lab.runtime.processes import group_members, stop_process_group
+from reservation_lab.runtime.waiting import wait_until
+
+BLOCKS = sorted(path.stem for path in (SOURCE_DIR / "terminal").glob("*.sh"))
+
+
+def bash(folder: Path, script: str, env: dict[str, str], timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", script], cwd=folder,
+                          env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+
+
+def test_every_language_shows_every_block_and_writes_none_of_its_own() -> None:
+    for prose in languages():
+        text = "\n".join(prose.cells.values())
+        assert sorted(set(TERMINAL.findall(text))) == BLOCKS, prose.language
+        assert "```bash" not in text, f"{prose.language}: a shell block belongs in notebooks/source/terminal/"
+
+
+@pytest.fixture
+def local_server(tmp_path: Path) -> Iterator[tuple[RunFolder, int]]:
+    """step3-server.sh pasted into bash in a run folder, on a free port instead of 8787."""
+    run = create_run_folder(tmp_path / "labex-c10-o03-0123456789ab")
+    write_wrangler_config(run)
+    port = free_port()
+    procs: list[subprocess.Popen] = []
+
+    def start() -> None:
+        procs.append(subprocess.Popen(
+            ["bash", "--noprofile", "--norc", "-c", terminal_block("step3-server").replace("8787", str(port))],
+            cwd=run.root, env=terminal_env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True))
+
+        def healthy() -> bool:
+            try:
+                return httpx.get(f"http://127.0.0.1:{port}/health", trust_env=False, timeout=2).status_code == 200
+            except httpx.HTTPError:
+                return procs[-1].poll() is not None
+        assert wait_until(healthy, 90, interval=0.2) and procs[-1].poll() is None
+
+    def stop() -> None:
+        stop_process_group(procs[-1].pid, procs[-1])
+        assert group_members(procs[-1].pid) == []
+
+    start()
+    yield run, port, start, stop  # type: ignore[misc]
+    stop()
+
+
+def test_local_blocks_burst_restart_and_replay(local_server) -> None:
+    run, port, start, stop = local_server
+    burst = bash(run.root, terminal_block("step3-burst").replace("8787", str(port)), terminal_env())
+    assert burst.returncode == 0, burst.stderr
+    summary = json.loads(re.search(r'\{\s*"accepted".*?\}', burst.stdout, re.S).group(0))
+    assert summary == {"accepted": 4, "rejected": 6, "highestReserved": 4}
+    stop()
+    start()  # step4-server.sh is the same command on the same persistence folder
+    assert terminal_block("step4-server") == terminal_block("step3-server")
+    check = bash(run.root, terminal_block("step4-check").replace("8787", str(port)), terminal_env())
+    assert check.returncode == 0, check.stderr
+    answers = [json.loads(m) for m in re.findall(r"^\{.*?^\}", check.stdout, re.S | re.M)]
+    assert answers[0]["reserved"] == 4 and answers[1]["replayed"] is True
+    assert answers[2]["status"] == "rejected" and answers[3]["rejectedRequests"] == 7
+
+
+@pytest.fixture
+def terminal_in_double(tmp_path: Path, offline_home: None) -> Iterator[tuple[CloudflareDouble, dict[str, str]]]:
+    """A terminal whose wrangler talks to the double (device login) and whose curl reaches its workers.dev."""
+    with CloudflareDouble(tmp_path / "double") as double:
+        shims = tmp_path / "shims"
+        shims.mkdir()
+        curl = shims / "curl"
+        real = subprocess.run(["bash", "-c", "command -v curl"], capture_output=True, text=True).stdout.strip()
+        curl.write_text(f'#!/bin/sh\nexec {real} {" ".join(double.curl_options())} "$@"\n')
+        curl.chmod(curl.stat().st_mode | stat.S_IXUSR)
+        env = terminal_env({**os.environ, **double.environment(with_token=False)})
+        env.pop("CLOUDFLARE_API_TOKEN", None)
+        env["PATH"] = f"{shims}{os.pathsep}{env['PATH']}"
+        env["npm_config_registry"] = f"http://127.0.0.1:{free_port()}/"  # wrangler's update check stays local
+        yield double, env
+        assert double.bundles.servers == {}
+
+
+def test_cloud_blocks_login_deploy_burst_verify_redeploy_delete_logout(terminal_in_double, tmp_path: Path) -> None:
+    double, env = terminal_in_double
+    run = create_run_folder(tmp_path / "labex-c10-o03-0123456789ab")
+    write_wrangler_config(run)  # the notebook's config cell, without an account ID (the terminal adds it)
+    write_cleanup_config(run)
+    outputs = {}
+    for block in ("step1-login", "step5", "step6", "step7"):
+        done = bash(run.root, terminal_block(block), env)
+        logged_out = block == "step7" and done.stdout.rstrip().endswith('{"loggedIn":false}')
+        # the last line of step 7 (whoami when logged out) prints {"loggedIn":false} and exits 1, by design
+        assert done.returncode == (1 if logged_out else 0), f"{block}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        outputs[block] = done.stdout
+    assert '"name": "LabEx Learning"' in outputs["step1-login"] and double.account.id not in outputs["step1-login"]
+    assert json.loads(run.config.read_text())["account_id"] == double.account.id
+    summary = json.loads(re.search(r'\{\s*"accepted".*?\}', outputs["step5"], re.S).group(0))
+    assert summary == {"accepted": 4, "rejected": 6, "highestReserved": 4}
+    assert "PASS: deployed" in outputs["step5"] and "PASS: deployed" in outputs["step6"]
+    assert '"reserved": 4' in outputs["step6"]
+    assert "PASS: deleted" in outputs["step7"] and f"Successfully deleted {run.name}" in outputs["step7"]
+    assert double.account.scripts == {} and double.account.namespaces == []
