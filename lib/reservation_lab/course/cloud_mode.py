@@ -37,7 +37,7 @@ def choose_cloud(cloud: bool | str) -> None:
         _STATE["double"] = double
         atexit.register(stop_rehearsal)
         environment = {**double.environment(with_token=False), REHEARSAL_ENV: "1"}
-        _STATE["saved"] = {name: os.environ.get(name) for name in environment}
+        _STATE["saved"] = {name: os.environ.get(name) for name in [*environment, "CLOUDFLARE_API_TOKEN"]}
         os.environ.pop("CLOUDFLARE_API_TOKEN", None)
         os.environ.update(environment)
         mark_commands(message("cloud.rehearsal_mark"))

@@ -1,0 +1,63 @@
+"""course.cloud_mode: which Cloudflare steps 5-7 use, the rehearsal's double, and the pause before step 7."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import httpx
+import pytest
+
+from reservation_lab.course import cloud_mode
+from reservation_lab.errors import LabError
+from reservation_lab.runtime.commands import announce, show_commands
+
+
+@pytest.fixture(autouse=True)
+def no_rehearsal_left() -> None:
+    yield
+    cloud_mode.stop_rehearsal()
+    cloud_mode.choose_cloud(False)
+
+
+def test_a_real_cloud_run_all_stops_before_step_7_and_nothing_else_does() -> None:
+    cloud_mode.choose_cloud(True)
+    with pytest.raises(LabError) as raised:
+        cloud_mode.before_cleanup(True)
+    assert raised.value.message.key == "cloud.paused_before_cleanup"
+    assert "Schritt 6" in raised.value.localized("de") and "next cell" in str(raised.value)
+    cloud_mode.before_cleanup(False)  # papermill and CI run through
+    for mode in (False, "rehearsal"):
+        cloud_mode.choose_cloud(mode)
+        cloud_mode.before_cleanup(True)  # local runs and rehearsals have no dashboard to look at
+
+
+def test_an_unknown_cloud_value_is_refused_in_the_learners_language() -> None:
+    with pytest.raises(LabError) as raised:
+        cloud_mode.choose_cloud("yes")
+    assert raised.value.message.key == "cloud.unknown_mode" and "'rehearsal'" in raised.value.localized("es")
+
+
+def test_the_rehearsal_points_everything_at_the_double_marks_cloud_commands_and_cleans_up(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("CLOUDFLARE_API_TOKEN", "a-real-token-of-the-learner")
+    before = dict(os.environ)
+    cloud_mode.choose_cloud("rehearsal")
+    double = cloud_mode._STATE["double"]
+    assert "Rehearsal:" in capsys.readouterr().out
+    assert os.environ["CLOUDFLARE_API_BASE_URL"] == double.origin + "/client/v4"
+    assert "CLOUDFLARE_API_TOKEN" not in os.environ  # the learner's token never reaches the double
+    assert os.environ["HOME"] != before["HOME"]  # wrangler's login of the rehearsal lives apart from the real one
+    with httpx.Client(trust_env=False) as client:
+        assert client.get(double.origin + "/client/v4/user").status_code == 400  # no token: refused, as Cloudflare
+    show_commands(True)
+    try:
+        announce(tmp_path, ["npx", "wrangler", "deploy"], cloud=True)
+        announce(tmp_path, ["npx", "wrangler", "dev"])
+    finally:
+        show_commands(False)
+    shown = capsys.readouterr().out.splitlines()
+    assert shown[0].startswith("(rehearsal) [") and shown[1].startswith("[")
+    cloud_mode.stop_rehearsal()
+    assert dict(os.environ) == before and not double.root.exists()
+    cloud_mode.stop_rehearsal()  # twice is fine
