@@ -71,8 +71,11 @@ def local_server(tmp_path: Path) -> Iterator[tuple[RunFolder, int]]:
     stop()
 
 
-def test_local_blocks_burst_restart_and_replay(local_server) -> None:
+def test_local_blocks_checks_burst_restart_and_replay(local_server) -> None:
     run, port, start, stop = local_server
+    checks = bash(run.root, terminal_block("step2-checks"), terminal_env())
+    assert checks.returncode == 0, checks.stdout[-2000:] + checks.stderr[-2000:]
+    assert "# fail 0" in checks.stdout and "--dry-run: exiting now." in checks.stdout + checks.stderr
     burst = bash(run.root, terminal_block("step3-burst").replace("8787", str(port)), terminal_env())
     assert burst.returncode == 0, burst.stderr
     summary = json.loads(re.search(r'\{\s*"accepted".*?\}', burst.stdout, re.S).group(0))
