@@ -52,6 +52,27 @@ def client(dev_server: DevServer) -> Iterator[LabClient]:
         yield lab_client
 
 
+NOT_QUICK = ("tests/course/", "tests/test_bench_smoke.py", "notebooks/")  # notebooks, browser, papermill, benches
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the unit-level tests `quick` (`./lab test -m quick`: the inner loop), and leave the `stress` repeats out
+    unless the -m expression names them (`./lab test -m stress`, or `-m "stress or not stress"` for everything)."""
+    from reservation_lab.paths import REPO_ROOT
+
+    for item in items:
+        where = Path(str(item.path)).resolve().relative_to(REPO_ROOT).as_posix()
+        if not where.startswith(NOT_QUICK):
+            item.add_marker(pytest.mark.quick)
+    if "stress" in (config.option.markexpr or ""):
+        return
+    left_out = [item for item in items if item.get_closest_marker("stress")]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if not item.get_closest_marker("stress")]
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """After the suite no wrangler dev, workerd or watchdog of this checkout may be left running."""
     import time

@@ -3,10 +3,41 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import pytest
+
 from reservation_lab.domain.model import CAPACITY
+from reservation_lab.errors import InvariantError, LabError
 from reservation_lab.runtime.processes import live_processes
+
+# Every error that carries a catalog message (`Localized` itself is a mixin, not an exception type).
+LOCALIZED_ERRORS: tuple[type[BaseException], ...] = (LabError, InvariantError)
+
+
+@contextmanager
+def raises_key(key: str, error: type[BaseException] | tuple[type[BaseException], ...] = LOCALIZED_ERRORS,
+               /, **values: Any) -> Iterator[pytest.ExceptionInfo[BaseException]]:
+    """Expect `error` with catalog key `key` and, for each given value, `message.values[name] == value`.
+
+    Asserts what the error says, not its English text, so copy-edits of en.toml break no test. `key` and `error`
+    are positional-only, so a catalog value may be named `error` too. Yields pytest's ExceptionInfo (filled once
+    the block has raised) for further asserts.
+    """
+    with pytest.raises(error) as caught:
+        yield caught
+    message = getattr(caught.value, "message", None)
+    if message is None:
+        raise AssertionError(f"{caught.typename} carries no catalog message: {caught.value}")
+    if message.key != key:
+        raise AssertionError(f"expected key {key!r}, got {message.key!r}: {caught.value}")
+    for name, expected in values.items():
+        if name not in message.values:
+            raise AssertionError(f"{key!r} has no value {name!r} (values: {dict(message.values)!r})")
+        if message.values[name] != expected:
+            raise AssertionError(f"{key!r}: expected {name}={expected!r}, got {message.values[name]!r}")
 
 
 def lab_processes() -> list[str]:

@@ -47,6 +47,8 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workshop", help=f"workshop name (default {DEFAULTS['workshop']})")
     parser.add_argument("--burst-size", type=int, help=f"requests in the burst (default {DEFAULTS['burst_size']})")
     parser.add_argument("--port", type=int, help="loopback port for wrangler dev (default 0: a free one)")
+    parser.add_argument("--no-experiments", dest="experiments", action="store_false", default=None,
+                        help="skip the five experiments after step 4")
     parser.set_defaults(func=_run)
 
 

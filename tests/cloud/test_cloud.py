@@ -32,9 +32,11 @@ from reservation_lab.cloud.verify import VerificationFailed
 from reservation_lab.domain.burst import send_burst_sync
 from reservation_lab.domain.config import RunFolder, create_run_folder, write_cleanup_config, write_wrangler_config
 from reservation_lab.errors import LabError
+from reservation_lab.i18n import Message
 from reservation_lab.runtime.devserver import DevServer
 from reservation_lab.runtime.ports import free_port
 from reservation_lab.runtime.wrangler import WranglerResult
+from tests.support import raises_key
 
 NAME = "labex-c10-o03-0123456789ab"
 URL = f"https://{NAME}.example-sub.workers.dev"
@@ -117,7 +119,7 @@ def test_unknown_account_lists_the_names_it_saw() -> None:
 def test_two_accounts_with_the_same_name_are_ambiguous() -> None:
     twins = json.dumps({"loggedIn": True, "authType": "OAuth Token",
                         "accounts": [{"id": LAB_ID, "name": "Lab"}, {"id": OTHER_ID, "name": "Lab"}]})
-    with pytest.raises(LabError, match="More than one account"):
+    with raises_key("cloud.two_accounts", LabError):
         parse_whoami(twins).account_id_for("Lab")
 
 
@@ -125,12 +127,12 @@ def test_identity_logged_out() -> None:
     identity = parse_whoami('\n{"loggedIn":false}\n')
     assert identity == Identity(logged_in=False)
     assert identity.public() == {"loggedIn": False, "authType": None, "accounts": []}
-    with pytest.raises(LabError, match="run the login cell first"):
+    with raises_key("cloud.not_logged_in", LabError):
         identity.account_id_for("LabEx Learning")
 
 
 def test_whoami_without_json() -> None:
-    with pytest.raises(LabError, match="printed no JSON"):
+    with raises_key("cloud.whoami_no_json", LabError):
         parse_whoami("✘ [ERROR] something went wrong\n")
 
 
@@ -140,7 +142,7 @@ def test_real_wrangler_offline_whoami_token_and_logout(run: RunFolder, offline_h
     identity = cloud.whoami(run)
     assert identity.logged_in is False and identity.accounts == ()
     assert capsys.readouterr().out == ""
-    with pytest.raises(LabError, match="login cell"):
+    with raises_key("cloud.token_failed", LabError):
         cloud.api_token(run)
     cloud.logout(run)
     assert "Not logged in" in capsys.readouterr().out
@@ -218,7 +220,7 @@ def test_url_from_printed_text_takes_the_last() -> None:
 
 
 def test_missing_url_is_a_clear_error() -> None:
-    with pytest.raises(LabError, match="workers_dev"):
+    with raises_key("cloud.no_workers_dev", LabError):
         parse_deployment("", "Uploaded x (1 sec)\nhttps://example.com\n")
     assert parse_deployment("", "nothing", required=False) == Deployment(url=None)
 
@@ -262,7 +264,7 @@ def test_deploy_falls_back_to_text_and_fails_without_url(run: RunFolder, monkeyp
     fake_wrangler(monkeypatch, PRINTED, None)
     assert deploy(run) == Deployment(url=URL)
     fake_wrangler(monkeypatch, "Uploaded (1 sec)\n", None)
-    with pytest.raises(LabError, match="no https://"):
+    with raises_key("cloud.no_workers_dev", LabError):
         deploy(run)
 
 
@@ -273,12 +275,12 @@ def test_cleanup_deploy_requires_the_deletion_report(run: RunFolder, monkeypatch
     assert calls[0]["args"] == ("deploy", "--config", str(run.cleanup_config))
     assert calls[0]["extra_env"]["WRANGLER_OUTPUT_FILE_PATH"].endswith("cleanup-deploy-1.ndjson")
     fake_wrangler(monkeypatch, PRINTED, None)
-    with pytest.raises(LabError, match="did not report `Deleted: WorkshopReservations`"):
+    with raises_key("cloud.not_deleted", LabError, class_name="WorkshopReservations"):
         deploy(run, cleanup=True)
 
 
 def test_deploy_without_config(tmp_path: Path, no_wrangler: None) -> None:
-    with pytest.raises(LabError, match="wrangler.jsonc does not exist"):
+    with raises_key("cloud.config_missing", LabError, name="wrangler.jsonc"):
         deploy(create_run_folder(tmp_path / "bare"))
 
 
@@ -287,22 +289,22 @@ def test_deploy_without_config(tmp_path: Path, no_wrangler: None) -> None:
 def test_delete_refuses_a_bad_run_name(tmp_path: Path, no_wrangler: None) -> None:
     bad = RunFolder(root=tmp_path, name="my-production-worker")
     (tmp_path / "wrangler.cleanup.jsonc").write_text(json.dumps({"name": "my-production-worker"}))
-    with pytest.raises(LabError, match="not a lab run name"):
+    with raises_key("errors.not_a_run_name", LabError, name="my-production-worker"):
         delete_worker(bad)
-    with pytest.raises(LabError, match="not a lab run name"):
+    with raises_key("errors.not_a_run_name", LabError, name="my-production-worker"):
         deploy(bad, cleanup=True)
 
 
 def test_delete_refuses_a_cleanup_config_for_another_worker(run: RunFolder, no_wrangler: None) -> None:
-    with pytest.raises(LabError, match="write it with its cell"):
+    with raises_key("cloud.cleanup_config_missing", LabError, name=run.cleanup_config.name):
         delete_worker(run)
     run.cleanup_config.write_text(json.dumps({"name": "labex-c10-o03-ffffffffffff", "main": "src/cleanup.js"}))
-    with pytest.raises(LabError, match="refusing to touch it"):
+    with raises_key("cloud.cleanup_config_other_worker", LabError):
         delete_worker(run)
-    with pytest.raises(LabError, match="refusing to touch it"):
+    with raises_key("cloud.cleanup_config_other_worker", LabError):
         deploy(run, cleanup=True)
     run.cleanup_config.write_text("{not json")
-    with pytest.raises(LabError, match="refusing"):
+    with raises_key("cloud.cleanup_config_not_json", LabError):
         cleanup_config_checked(run)
 
 
@@ -334,13 +336,16 @@ def test_wait_until_ready_against_real_dev_server(dev_server: DevServer) -> None
     wait_until_ready(dev_server.base_url, timeout=30, settle=0)
     assert time.monotonic() - started < 5
     send_burst_sync(dev_server.base_url, "readiness", 1)  # the probe object is no longer fresh
-    with pytest.raises(LabError, match=r"last seen: HTTP 200 .*\"reserved\": 1"):
+    with raises_key("cloud.not_ready", LabError, seconds=2) as raised:
         wait_until_ready(dev_server.base_url, timeout=2, settle=0)
+    seen = raised.value.message.values["seen"]
+    assert seen.startswith("HTTP 200 ") and '"reserved": 1' in seen
 
 
 def test_wait_until_ready_gives_up_on_a_silent_port() -> None:
     started = time.monotonic()
-    with pytest.raises(LabError, match=r"within 2 s; last seen: no answer \(ConnectError\)"):
+    with raises_key("cloud.not_ready", LabError, seconds=2,
+                    seen=Message("cloud.probe_no_answer", {"error": "ConnectError"})):
         wait_until_ready(f"http://127.0.0.1:{free_port()}", timeout=2, settle=0)
     assert 1.5 < time.monotonic() - started < 6
 
@@ -382,16 +387,19 @@ def test_verify_deleted_prints_pass(run: RunFolder, capsys: pytest.CaptureFixtur
 
 
 def test_verify_deleted_fails_loudly(run: RunFolder, capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(VerificationFailed, match="FAIL: deleted: Worker: the Worker still exists") as caught:
+    with raises_key("verify.fail", VerificationFailed, mode="deleted") as caught:
         cloud.verify(run, "deleted", account_id=LAB_ID, token=TOKEN, transport=cloudflare(200, []), attempts=1)
+    still_exists = Message("verify.problem", {"label": Message("verify.label_worker"),
+                                              "detail": Message("verify.worker_exists")})
+    assert still_exists in caught.value.message.values["problems"]
     assert LAB_ID not in str(caught.value) and TOKEN not in str(caught.value)
     assert "PASS" not in capsys.readouterr().out
 
 
 def test_verify_refuses_unknown_mode_and_missing_url(run: RunFolder, no_wrangler: None) -> None:
-    with pytest.raises(LabError, match="mode must be one of"):
+    with raises_key("cloud.verify_mode", LabError):
         cloud.verify(run, "deploy", token=TOKEN)
-    with pytest.raises(LabError, match="pass app_url"):
+    with raises_key("cloud.no_deploy_url", LabError):
         cloud.verify(run, "deployed", token=TOKEN, transport=cloudflare(200, []))
 
 
@@ -400,7 +408,7 @@ def test_account_id_and_run_from_folder(run: RunFolder, tmp_path: Path) -> None:
     assert run_from_folder(run.root) == run
     bare = create_run_folder(tmp_path / "bare")
     write_wrangler_config(bare)
-    with pytest.raises(LabError, match="no account_id"):
+    with raises_key("cloud.no_account_id", LabError):
         config_account_id(bare)
-    with pytest.raises(LabError, match="does not exist"):
+    with raises_key("cloud.run_folder_no_config", LabError):
         run_from_folder(tmp_path / "nowhere")

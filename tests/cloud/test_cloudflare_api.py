@@ -16,6 +16,7 @@ from reservation_lab.cloud.api import (
     parse_auth_token,
 )
 from reservation_lab.errors import LabError
+from tests.support import raises_key
 
 TOKEN = "cf-test-token-Zq9x7Yw6Vu5Ts4Rr3Qp2On1Ml0Kk"
 ACCOUNT = "0123456789abcdef0123456789abcdef"
@@ -177,9 +178,9 @@ def test_unsuccessful_envelope_with_200_is_an_error() -> None:
 
 
 def test_result_of_the_wrong_shape() -> None:
-    with pytest.raises(APIError, match="no result object"):
+    with raises_key("cloud.settings_no_result", APIError):
         failing(200, envelope([1, 2])).script_settings(SCRIPT)
-    with pytest.raises(APIError, match="no result list"):
+    with raises_key("cloud.namespaces_no_list", APIError):
         failing(200, envelope({"a": 1})).durable_object_namespaces()
 
 
@@ -212,11 +213,11 @@ def test_token_and_account_never_appear_in_errors(index: int) -> None:
 def test_auth_token_shapes() -> None:
     assert parse_auth_token('{\n  "type": "oauth",\n  "token": "abc.def"\n}\n') == "abc.def"
     assert parse_auth_token('note\n{"type": "api_token", "token": "t0k"}') == "t0k"
-    with pytest.raises(LabError, match="Global API Key"):
+    with raises_key("cloud.token_api_key", LabError):
         parse_auth_token('{"type": "api_key", "key": "k", "email": "a@b.example"}')
-    with pytest.raises(LabError, match="login cell"):
+    with raises_key("cloud.token_no_json", LabError):
         parse_auth_token("")
-    with pytest.raises(LabError, match="no token"):
+    with raises_key("cloud.token_missing", LabError):
         parse_auth_token('{"type": "oauth"}')
 
 

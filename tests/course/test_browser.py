@@ -215,7 +215,20 @@ def scroll_to(page: Any, cell: Any) -> None:
         top = now
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+def keep_what_it_saw(page: Any, lab: Lab, language: str) -> None:
+    """On failure: a screenshot, the cells' output text and JupyterLab's log under .artifacts/browser/."""
+    with contextlib.suppress(Exception):
+        page.screenshot(path=str(ARTIFACTS / f"{language}-failure.png"), full_page=True)
+    with contextlib.suppress(Exception):
+        (ARTIFACTS / f"{language}-failure-outputs.txt").write_text(output_text(page))
+    with contextlib.suppress(Exception):
+        shutil.copyfile(lab.log_path, ARTIFACTS / f"{language}-failure-jupyter.log")
+
+
+# Run All in one language proves the JupyterLab path; the others' outputs are covered by nbval and the language
+# tests, so they run with the stress tests (`./lab test -m stress`).
+@pytest.mark.parametrize("language", [LANGUAGES[0], *(pytest.param(lang, marks=pytest.mark.stress)
+                                                      for lang in LANGUAGES[1:])])
 def test_a_learner_runs_all_cells_in_jupyterlab(language: str, lab: Lab, browser: Any) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale=language)
@@ -273,6 +286,9 @@ def test_a_learner_runs_all_cells_in_jupyterlab(language: str, lab: Lab, browser
             cell.screenshot(path=str(ARTIFACTS / f"{language}-{name}.png"))
         print(f"{language}: Run All Cells to report in {elapsed:.0f} s")
         OUTPUTS[language] = text
+    except BaseException:
+        keep_what_it_saw(page, lab, language)
+        raise
     finally:
         context.close()
         lab.shutdown_kernels()

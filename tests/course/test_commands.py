@@ -8,37 +8,30 @@ JupyterLab terminal of `./lab jupyter` has, and must do what the notebook did.
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import nbformat
 import pytest
 
 from reservation_lab.course.jupyter import terminal_env
-from reservation_lab.course.papermill_run import run_course
-from reservation_lab.domain.config import check_run_name
-from reservation_lab.paths import REPO_ROOT, RUNS_DIR
+from reservation_lab.paths import REPO_ROOT
 from reservation_lab.runtime.processes import group_members, stop_process_group
 from reservation_lab.runtime.redact import redact
 from reservation_lab.runtime.toolchain import pinned_wrangler_version
 from reservation_lab.runtime.waiting import wait_until
+from tests.course.conftest import CourseRun
 
 ANNOUNCED = re.compile(r"^\[(?P<folder>[^\]]+)\] \$ (?P<command>.+)$", re.M)
 
 
 @pytest.fixture(scope="module")
-def announced() -> Iterator[list[tuple[Path, str]]]:
-    """(folder, command) of every command the German notebook announced, in order."""
-    report = run_course(language="de", log_output=False)
-    run_root = RUNS_DIR / check_run_name(report["run"])
-    nb = nbformat.read(report["notebook"], as_version=4)
+def announced(german_run: CourseRun) -> list[tuple[Path, str]]:
+    """(folder, command) of every command the shared German run announced, in order."""
+    assert german_run.returncode == 0, german_run.stderr[-3000:]
+    nb = german_run.notebook
     text = "\n".join(out.get("text", "") for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs)
-    found = [(REPO_ROOT / m["folder"], m["command"]) for m in ANNOUNCED.finditer(text)]
-    yield found
-    shutil.rmtree(run_root)  # exactly this run's folder
+    return [(REPO_ROOT / m["folder"], m["command"]) for m in ANNOUNCED.finditer(text)]
 
 
 def bash(folder: Path, command: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:

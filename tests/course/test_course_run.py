@@ -18,14 +18,15 @@ STRESS_ROUNDS = 3  # the port race once failed this on a fresh clone: several ro
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("round_", range(1, STRESS_ROUNDS + 1))
+@pytest.mark.parametrize("round_", [1, *(pytest.param(n, marks=pytest.mark.stress)
+                                         for n in range(2, STRESS_ROUNDS + 1))])
 def test_three_languages_at_once_with_a_larger_burst(tmp_path: Path, round_: int) -> None:
     """Three papermill runs at once (de, pt, es; burst 25; own workdirs, ports and Worker names) all pass."""
     procs = {}
     for language in ("de", "pt", "es"):
         procs[language] = subprocess.Popen(
             [sys.executable, "-m", "reservation_lab", "run", "--language", language, "--burst-size", "25",
-             "--workshop", f"big-day-{language}", "--workdir", str(tmp_path / language)],
+             "--workshop", f"big-day-{language}", "--workdir", str(tmp_path / language), "--no-experiments"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
     for language, proc in procs.items():
@@ -69,7 +70,8 @@ def test_the_cloud_rehearsal_runs_every_cloud_cell_against_the_double(tmp_path: 
     Cloudflare double; every assertion of the cloud cells holds, and no token or account ID is left behind."""
     import re
 
-    report = run_course(language="de", workdir=tmp_path / "run", cloud="rehearsal", log_output=False)
+    report = run_course(language="de", workdir=tmp_path / "run", cloud="rehearsal", experiments=False,
+                        log_output=False)
     assert report["cloud"] == "rehearsal"
     executed = nbformat.read(Path(report["notebook"]), as_version=4)
     shown = {c.id: output_text(c) for c in executed.cells if c.cell_type == "code"}

@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
-import pytest
 
 from reservation_lab.course.builder import notebook_path
 from reservation_lab.course.papermill_run import run_course
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import message
-from tests.support import ANSI
+from tests.support import ANSI, raises_key
 
 FIFTH_SEAT = ("export const CAPACITY = 4;", "export const CAPACITY = 5;")
 
@@ -39,7 +38,7 @@ def failed_cell(executed: Path) -> tuple[str, str]:
 
 
 def test_the_edit_is_what_the_node_tests_test(tmp_path: Path) -> None:
-    with pytest.raises(LabError, match="stopped at cell"):
+    with raises_key("errors.notebook_stopped", LabError):
         run_course(language="de", workdir=tmp_path / "run", log_output=False, notebook=edited_notebook(tmp_path))
     cell, text = failed_cell(tmp_path / "run" / "concurrent-reservations.de.ipynb")
     assert cell == "node-tests"
@@ -50,7 +49,7 @@ def test_the_edit_is_what_the_node_tests_test(tmp_path: Path) -> None:
 
 def test_the_edit_is_what_wrangler_dev_serves(tmp_path: Path) -> None:
     """Without the node tests in the way, the burst meets the edited Worker: 5 accepted, the step-3 check fails."""
-    with pytest.raises(LabError, match="stopped at cell"):
+    with raises_key("errors.notebook_stopped", LabError):
         run_course(language="de", workdir=tmp_path / "run", log_output=False,
                    notebook=edited_notebook(tmp_path, drop=("node-tests",)))
     cell, text = failed_cell(tmp_path / "run" / "concurrent-reservations.de.ipynb")

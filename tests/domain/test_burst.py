@@ -17,6 +17,7 @@ import pytest
 
 from reservation_lab.domain.burst import RETRY_STATUSES, request_ids, send_burst, send_burst_sync
 from reservation_lab.errors import LabError
+from tests.support import raises_key
 
 WORKSHOP = "launch-day"
 PATH = f"/workshops/{WORKSHOP}/reservations"
@@ -271,7 +272,7 @@ def test_send_burst_sync_refuses_a_running_event_loop() -> None:
     async def inside_a_loop() -> None:
         send_burst_sync("http://127.0.0.1:9", WORKSHOP, 1)
 
-    with pytest.raises(LabError, match=r"await send_burst"):
+    with raises_key("errors.loop_running", LabError, hint="send_burst"):
         asyncio.run(inside_a_loop())
 
 
@@ -288,9 +289,9 @@ def test_send_burst_can_be_awaited(loopback: Loopback) -> None:
 def test_mismatched_seat_list_is_refused(loopback: Loopback) -> None:
     """One seat count per request, or a LabError before anything is sent."""
     server = loopback.serve(accept_all)
-    with pytest.raises(LabError, match="3 requests but 2 seat counts"):
+    with raises_key("errors.seat_counts", LabError, requests=3, counts=2):
         send_burst_sync(url_of(server), WORKSHOP, 3, seats=[1, 2])
-    with pytest.raises(LabError, match="2 requests but 3 seat counts"):
+    with raises_key("errors.seat_counts", LabError, requests=2, counts=3):
         send_burst_sync(url_of(server), WORKSHOP, ids=["a-1", "a-2"], seats=[1, 1, 1])
     assert server.received == []
 

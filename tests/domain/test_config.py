@@ -22,6 +22,7 @@ from reservation_lab.domain.config import (
 )
 from reservation_lab.errors import LabError
 from reservation_lab.paths import WORKER_DIR, WORKER_SRC
+from tests.support import raises_key
 
 NAME_SHAPE = re.compile(r"^labex-c10-o03-[0-9a-f]{12}$")
 ACCOUNT_ID = "0123456789abcdef0123456789abcdef"
@@ -79,7 +80,7 @@ def test_check_run_name_accepts_lab_names(name: str) -> None:
 )
 def test_check_run_name_refuses_other_names(name: str) -> None:
     """Anything the lab did not generate is refused with a LabError naming the expected shape."""
-    with pytest.raises(LabError, match="is not a lab run name"):
+    with raises_key("errors.not_a_run_name", LabError, name=name):
         check_run_name(name)
 
 

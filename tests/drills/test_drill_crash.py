@@ -13,7 +13,7 @@ from reservation_lab.drills import crash
 from reservation_lab.drills.crash import CrashReport, add_arguments, run_crash_drill
 from reservation_lab.errors import LabError
 from reservation_lab.runtime.processes import group_members
-from tests.support import lab_processes
+from tests.support import lab_processes, raises_key
 
 
 def _pgid(line: str) -> int | None:
@@ -77,19 +77,19 @@ def test_add_arguments_parses_the_options() -> None:
 
 
 def test_bounds_used_workdir_and_running_loop_are_refused(tmp_path: Path) -> None:
-    with pytest.raises(LabError, match="--trials"):
+    with raises_key("drills.out_of_range", LabError, what="--trials", value=0):
         run_crash_drill(trials=0)
-    with pytest.raises(LabError, match="--burst"):
+    with raises_key("drills.out_of_range", LabError, what="--burst", value=crash.MAX_BURST + 1):
         run_crash_drill(burst=crash.MAX_BURST + 1)
 
     (tmp_path / "trial-2").mkdir()
-    with pytest.raises(LabError, match="trial-2 from an earlier drill"):
+    with raises_key("drills.workdir_used", LabError, used="trial-2"):
         run_crash_drill(trials=2, burst=10, workdir=tmp_path)
 
     async def inside_a_loop() -> None:
         run_crash_drill(trials=1, burst=10)
 
-    with pytest.raises(LabError, match="run_crash_drill_async"):
+    with raises_key("errors.loop_running", LabError, hint="run_crash_drill_async"):
         asyncio.run(inside_a_loop())
 
 

@@ -19,6 +19,7 @@ from reservation_lab.drills.load import (
 )
 from reservation_lab.errors import LabError
 from reservation_lab.runtime.ports import port_is_free
+from tests.support import raises_key
 
 REQUESTS = 500
 LEVELS = [10, 50]
@@ -81,9 +82,9 @@ def test_helpers_and_bounds() -> None:
     for bad in ("", "a", "0", "10,,x", "100000"):
         with pytest.raises(argparse.ArgumentTypeError):
             parse_levels(bad)
-    with pytest.raises(LabError, match="--requests"):
+    with raises_key("drills.out_of_range", LabError, what="--requests", value=0):
         check_bounds(0, [10], 5)
-    with pytest.raises(LabError, match="--workshops"):
+    with raises_key("drills.out_of_range", LabError, what="--workshops", value=0):
         check_bounds(10, [10], 0)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -11,13 +12,14 @@ from reservation_lab.course.builder import load_cells
 from reservation_lab.domain.config import RunFolder
 from reservation_lab.errors import LabError
 from reservation_lab.race.experiments import Bench, apply_edits, run_experiment, write_atomically
+from tests.support import raises_key
 
 
 def notebook_edits(name: str) -> dict[str, str]:
     """The edits dict `name` as the notebook's experiment cell defines it (one source: cells.yml)."""
     namespace: dict[str, object] = {}
     for cell in load_cells():
-        code = cell.get("code", "")
+        code = textwrap.dedent(cell.get("code", "").removeprefix("if experiments:\n"))
         if code.startswith(f"{name} = "):
             exec(code.split("\nexp_")[0], namespace)  # noqa: S102 - the course's own cell text
             return namespace[name]  # type: ignore[return-value]
@@ -26,9 +28,9 @@ def notebook_edits(name: str) -> dict[str, str]:
 
 def test_edits_must_match_exactly_once() -> None:
     assert apply_edits("a b c", {"b": "B"}) == "a B c"
-    with pytest.raises(LabError, match="occurs 0 times"):
+    with raises_key("errors.edit_not_once", LabError, count=0):
         apply_edits("a b c", {"x": "y"})
-    with pytest.raises(LabError, match="occurs 2 times"):
+    with raises_key("errors.edit_not_once", LabError, count=2):
         apply_edits("b b", {"b": "y"})
 
 

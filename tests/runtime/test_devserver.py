@@ -10,13 +10,13 @@ import textwrap
 import time
 
 import httpx
-import pytest
 
 from reservation_lab.domain.config import RunFolder
 from reservation_lab.errors import DevServerError, PortBusyError
 from reservation_lab.runtime.devserver import start_dev_server
 from reservation_lab.runtime.ports import LOOPBACK, port_is_free
 from reservation_lab.runtime.processes import group_members, is_gone
+from tests.support import raises_key
 
 
 def test_start_answers_health_and_stop_leaves_nothing(run_folder: RunFolder) -> None:
@@ -39,21 +39,21 @@ def test_busy_port_is_refused_and_nothing_starts(run_folder: RunFolder) -> None:
         blocker.bind((LOOPBACK, 0))
         blocker.listen()
         port = blocker.getsockname()[1]
-        with pytest.raises(PortBusyError, match=f"Port {port}.*port 0"):
+        with raises_key("errors.port_busy", PortBusyError, port=port):
             start_dev_server(run_folder, port=port)
     assert not (run_folder.logs_dir / "dev.log").exists()
 
 
 def test_missing_config_is_a_clear_error(run_folder: RunFolder) -> None:
     run_folder.config.unlink()
-    with pytest.raises(DevServerError, match="write the wrangler config first"):
+    with raises_key("errors.config_missing", DevServerError, path=run_folder.config):
         start_dev_server(run_folder)
 
 
 def test_broken_worker_fails_fast_with_the_log_tail(run_folder: RunFolder) -> None:
     (run_folder.root / "src" / "index.js").write_text("export default { fetch( { }\n")
     started = time.monotonic()
-    with pytest.raises(DevServerError, match="exited with code"):
+    with raises_key("errors.server_exited", DevServerError):
         start_dev_server(run_folder, timeout=60)
     assert time.monotonic() - started < 30
 

@@ -16,6 +16,7 @@ from reservation_lab.runtime import devserver
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 from reservation_lab.runtime.ports import LOOPBACK, free_port, port_is_free
 from reservation_lab.runtime.processes import group_members, processes_mentioning
+from tests.support import raises_key
 
 
 @pytest.fixture
@@ -86,7 +87,7 @@ def test_a_chosen_port_taken_before_start_is_never_replaced(run_folder: RunFolde
         return occupy(port, occupied)  # ... taken before wrangler binds it
 
     monkeypatch.setattr(devserver, "ensure_port_free", check_then_steal)
-    with pytest.raises(PortBusyError, match=f"Port {chosen} .*already in use.*port 0"):
+    with raises_key("errors.port_busy", PortBusyError, port=chosen):
         start_dev_server(run_folder, port=chosen)
     assert processes_mentioning(str(run_folder.root)) == []
 
@@ -94,7 +95,7 @@ def test_a_chosen_port_taken_before_start_is_never_replaced(run_folder: RunFolde
 def test_every_try_taken_says_so_and_leaves_nothing(run_folder: RunFolder, occupied, monkeypatch) -> None:
     pick, picks = stealing_picker(lambda n: n % 2 == 1, occupied)  # every listening port, never the inspector
     monkeypatch.setattr(devserver, "free_port", pick)
-    with pytest.raises(DevServerError, match=r"could not bind a loopback port in 3 tries") as raised:
+    with raises_key("errors.ports_all_taken", DevServerError, tries=3) as raised:
         start_dev_server(run_folder)
     stolen = picks[0::2]
     assert len(stolen) == devserver.PORT_TRIES
@@ -107,7 +108,7 @@ def test_other_start_failures_are_not_retried(run_folder: RunFolder, monkeypatch
     (run_folder.root / "src" / "index.js").write_text("export default { fetch( { }\n")
     picks: list[int] = []
     monkeypatch.setattr(devserver, "free_port", lambda: picks.append(free_port()) or picks[-1])
-    with pytest.raises(DevServerError, match="exited with code"):
+    with raises_key("errors.server_exited", DevServerError):
         start_dev_server(run_folder)
     assert len(picks) == 2  # one listening port and one inspector port: one start
 

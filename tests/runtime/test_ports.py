@@ -9,6 +9,7 @@ import pytest
 
 from reservation_lab.errors import LabError, PortBusyError
 from reservation_lab.runtime.ports import LOOPBACK, ensure_port_free, free_port, port_is_free
+from tests.support import raises_key
 
 
 @pytest.fixture
@@ -66,7 +67,7 @@ def test_a_wildcard_listener_also_makes_the_port_busy() -> None:
         sock.listen()
         port = sock.getsockname()[1]
         assert not port_is_free(port)
-        with pytest.raises(PortBusyError, match=str(port)):
+        with raises_key("errors.port_busy", PortBusyError, port=port):
             ensure_port_free(port)
 
 

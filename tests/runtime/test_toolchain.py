@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ from reservation_lab.runtime.toolchain import (
     node_major,
     pinned_wrangler_version,
 )
+from tests.support import raises_key
 
 PINNED = pinned_wrangler_version()
 
@@ -92,8 +92,8 @@ def test_wrong_wrangler_version_is_named(fake_worker: Path) -> None:
     """Another installed version: the error names installed and pinned versions and the setup command."""
     assert PINNED != "4.0.0"
     fake_wrangler(fake_worker, "4.0.0")
-    expected = rf"wrangler 4\.0\.0 is installed but {re.escape(PINNED)} is pinned.*lab setup`"
-    with pytest.raises(ToolchainError, match=expected):
+    with raises_key("errors.wrangler_other_version", ToolchainError, installed="4.0.0", pinned=PINNED,
+                    lab=toolchain.LAB_SCRIPT):
         find_toolchain()
 
 
@@ -108,7 +108,7 @@ def test_fake_worker_with_the_pinned_version_is_accepted(fake_worker: Path) -> N
 def test_no_node_says_to_run_setup(monkeypatch: pytest.MonkeyPatch) -> None:
     """No node anywhere: ToolchainError naming Node 22 and the setup command."""
     monkeypatch.setattr(toolchain, "_node_candidates", lambda: [])
-    with pytest.raises(ToolchainError, match=r"Node\.js 22 or newer was not found.*lab setup`"):
+    with raises_key("errors.node_missing", ToolchainError, major=22, lab=toolchain.LAB_SCRIPT):
         find_toolchain()
 
 
@@ -116,7 +116,7 @@ def test_only_an_old_node_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyP
     """A Node 20 on PATH does not count."""
     old = fake_node(tmp_path, "v20.11.1")
     monkeypatch.setattr(toolchain, "_node_candidates", lambda: [old])
-    with pytest.raises(ToolchainError, match="Node.js 22 or newer was not found"):
+    with raises_key("errors.node_missing", ToolchainError, major=22):
         find_toolchain()
 
 
@@ -153,5 +153,5 @@ def test_half_installed_wrangler_gives_a_toolchain_error(fake_worker: Path) -> N
     """bin/wrangler.js present but no package.json: still a ToolchainError that says to run setup."""
     fake_wrangler(fake_worker, PINNED)
     (fake_worker / "node_modules" / "wrangler" / "package.json").unlink()
-    with pytest.raises(ToolchainError, match="lab setup`"):
+    with raises_key("errors.wrangler_incomplete", ToolchainError, lab=toolchain.LAB_SCRIPT):
         find_toolchain()

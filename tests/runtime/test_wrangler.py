@@ -16,6 +16,7 @@ from reservation_lab.runtime.ports import LOOPBACK, free_port
 from reservation_lab.runtime.processes import group_members, processes_mentioning
 from reservation_lab.runtime.toolchain import pinned_wrangler_version
 from reservation_lab.runtime.wrangler import run_wrangler, wrangler_env
+from tests.support import raises_key
 
 PINNED = pinned_wrangler_version()
 
@@ -131,7 +132,7 @@ def test_timeout_raises_and_leaves_no_process(run_folder: RunFolder, monkeypatch
     port, inspector = free_port(), free_port()
     echo = io.StringIO()
     began = time.monotonic()
-    with pytest.raises(WranglerError, match=r"did not finish within 4 s and was stopped"):
+    with raises_key("errors.wrangler_timeout", WranglerError, seconds=4):
         run_wrangler(
             "dev", "--config", str(run_folder.config), "--ip", LOOPBACK, "--port", str(port),
             "--inspector-port", str(inspector), "--persist-to", str(run_folder.state_dir),

@@ -16,6 +16,7 @@ DEFAULTS: dict[str, Any] = {
     "account_name": "LabEx Learning",
     "workshop": "launch-day",
     "burst_size": BURST_SIZE,
+    "experiments": True,  # the five experiments after step 4 (runs that test something else pass False)
     "port": 0,
     "workdir": "",
     "language": "de",
