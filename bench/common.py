@@ -13,6 +13,7 @@ import asyncio
 import itertools
 import os
 import platform
+import statistics
 import subprocess
 import time
 from collections import Counter
@@ -74,11 +75,8 @@ def print_ratio(name: str, value: float, baseline: float, unit: str = "") -> Non
 
 
 def median(values: list[float]) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+    """statistics.median, NaN for no values (a bench that measured nothing still prints its line)."""
+    return statistics.median(values) if values else float("nan")
 
 
 def max_in_flight(intervals: list[tuple[float, float]]) -> int:

@@ -91,9 +91,7 @@ def test_notebooks_are_deterministic() -> None:
             if cell.cell_type == "code":
                 position += 1
                 assert cell.execution_count in (None, position)
-        first = notebooks.render(notebooks.build_notebook(notebooks.load_cells(),
-                                                          notebooks.load_prose(_prose(language)), load(language)))
-        assert first == notebooks.notebook_path(language).read_text()
+    # that a rebuild gives the committed bytes is test_committed_notebooks_are_in_sync_with_the_source
 
 
 def _prose(language: str) -> Path:

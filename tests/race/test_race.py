@@ -41,3 +41,22 @@ def test_checker_accepts_every_atomic_burst_in_a_row(run_folder: RunFolder, dev_
             after = client.status("rounds")
             result = check_history(decisions, before, after)
             assert result.ok, result.problem
+
+
+def test_both_servers_start_at_once_and_a_failed_start_stops_the_other(run_folder: RunFolder) -> None:
+    """The race starts its two dev servers together; if the atomic one cannot (its port is taken), the naive one
+    that did start is stopped before the error reaches the learner."""
+    import socket
+
+    import pytest
+
+    from reservation_lab.errors import PortBusyError
+    from reservation_lab.race.demo import _start_both
+
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        with pytest.raises(PortBusyError):
+            _start_both(run_folder, taken)
+    assert processes_mentioning(str(run_folder.root)) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +13,7 @@ from reservation_lab.domain.config import RunFolder
 from reservation_lab.domain.model import BURST_SIZE
 from reservation_lab.domain.routes import fresh_workshop
 from reservation_lab.race.naive import start_naive_server
-from reservation_lab.runtime.devserver import start_dev_server
+from reservation_lab.runtime.devserver import DevServer, start_dev_server
 
 
 @dataclass(frozen=True)
@@ -62,13 +63,30 @@ async def _burst(base_url: str, workshop: str, ids: list[str]) -> BurstRun:
     return BurstRun(workshop, before, decisions, after)
 
 
+def _start_both(run: RunFolder, port: int) -> tuple[DevServer, DevServer]:
+    """Start the naive and the atomic Worker's dev servers at the same time (each waits for workerd on its own);
+    if one fails, the other is stopped before the error goes on."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        starts = [pool.submit(start_naive_server, run),
+                  pool.submit(start_dev_server, run, port=port, log_name="race.log")]
+        wait(starts)
+    failed = next((s.exception() for s in starts if s.exception() is not None), None)
+    if failed is not None:
+        for start in starts:
+            if start.exception() is None:
+                start.result().stop()
+        raise failed
+    return starts[0].result(), starts[1].result()
+
+
 async def race_naive_and_atomic(
     run: RunFolder, workshop: str = "race-demo", burst_size: int = BURST_SIZE, port: int = 0, max_bursts: int = 3
 ) -> Race:
     """Start both Workers, send the same burst to both at once, repeat (fresh workshop) until the naive one
     overbooks or loses an update or `max_bursts` is reached; both servers are stopped afterwards."""
     ids = request_ids(burst_size)
-    with start_naive_server(run) as naive, start_dev_server(run, port=port, log_name="race.log") as atomic:
+    naive, atomic = _start_both(run, port)
+    with naive, atomic:
         for attempt in range(1, max_bursts + 1):  # noqa: B007 - returned as the number of bursts it took
             name = fresh_workshop(workshop)  # a re-run of the race cell gets fresh objects, not replays
             naive_run, atomic_run = await asyncio.gather(
