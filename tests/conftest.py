@@ -15,6 +15,21 @@ from reservation_lab.runtime.processes import group_members
 from tests.support import lab_processes
 
 
+@pytest.fixture(autouse=True)
+def no_state_across_tests() -> Iterator[None]:
+    """A course session (and the learner's language it sets) started by a test ends with that test."""
+    from reservation_lab.course import session as sessions
+    from reservation_lab.i18n import current_language, set_language
+
+    language = current_language()
+    yield
+    left = sessions._CURRENT["session"]
+    sessions._CURRENT["session"] = None
+    if left is not None:
+        left.stop()
+    set_language(language)
+
+
 @pytest.fixture
 def run_folder(tmp_path: Path) -> RunFolder:
     run = create_run_folder(tmp_path / "run")

@@ -46,20 +46,16 @@ def test_a_run_left_deployed_is_found_and_the_cleanup_command_removes_exactly_it
 
 
 def test_a_failing_cell_after_a_deploy_names_the_cleanup(double: CloudflareDouble, tmp_path: Path) -> None:
-    from reservation_lab.course import session
     from reservation_lab.course.friendly import friendly_traceback
     from reservation_lab.errors import LabError
 
     run = deployed_run(tmp_path / "labex-c10-o03-cccccccccccc", double)
-    session._CURRENT["run"] = run
-    try:
-        shown = friendly_traceback(LabError("cloud.no_deploy_url", folder=run.logs_dir), "pt")
-        assert shown is not None and "python -m reservation_lab cleanup --workdir" in shown[-1]
-        assert shown[-1].startswith(f"A execução {run.name} fez deploy na Cloudflare")
-        cleanup(run.root)
-        assert len(friendly_traceback(LabError("cloud.no_deploy_url", folder=run.logs_dir), "pt") or []) == 2
-    finally:
-        session._CURRENT["run"] = None
+    failure = LabError("cloud.no_deploy_url", folder=run.logs_dir)
+    shown = friendly_traceback(failure, "pt", run)  # the handler the session installed knows its run
+    assert shown is not None and "python -m reservation_lab cleanup --workdir" in shown[-1]
+    assert shown[-1].startswith(f"A execução {run.name} fez deploy na Cloudflare")
+    cleanup(run.root)
+    assert len(friendly_traceback(failure, "pt", run) or []) == 2
 
 
 def test_login_and_logout_say_that_an_api_token_in_the_environment_wins(

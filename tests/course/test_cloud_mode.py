@@ -3,28 +3,30 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
 from reservation_lab.course import cloud_mode
+from reservation_lab.course.session import Session, start
 from reservation_lab.errors import LabError
 from reservation_lab.runtime.commands import announce, show_commands
+from tests.support import raises_key
 
 
-@pytest.fixture(autouse=True)
-def no_rehearsal_left() -> None:
-    yield
-    cloud_mode.stop_rehearsal()
-    cloud_mode.choose_cloud(False)
+@pytest.fixture
+def session(tmp_path: Path) -> Iterator[Session]:
+    started = start("de", tmp_path / "run")
+    yield started
+    started.stop()
 
 
-def test_a_real_cloud_run_all_stops_before_step_7_and_nothing_else_does() -> None:
+def test_a_real_cloud_run_all_stops_before_step_7_and_nothing_else_does(session: Session) -> None:
     cloud_mode.choose_cloud(True)
-    with pytest.raises(LabError) as raised:
+    with raises_key("cloud.paused_before_cleanup") as raised:
         cloud_mode.before_cleanup(True)
-    assert raised.value.message.key == "cloud.paused_before_cleanup"
     assert "Schritt 6" in raised.value.localized("de") and "next cell" in str(raised.value)
     cloud_mode.before_cleanup(False)  # papermill and CI run through
     for mode in (False, "rehearsal"):
@@ -32,19 +34,31 @@ def test_a_real_cloud_run_all_stops_before_step_7_and_nothing_else_does() -> Non
         cloud_mode.before_cleanup(True)  # local runs and rehearsals have no dashboard to look at
 
 
-def test_an_unknown_cloud_value_is_refused_in_the_learners_language() -> None:
-    with pytest.raises(LabError) as raised:
+def test_an_unknown_cloud_value_is_refused_in_the_learners_language(session: Session) -> None:
+    with raises_key("cloud.unknown_mode") as raised:
         cloud_mode.choose_cloud("yes")
-    assert raised.value.message.key == "cloud.unknown_mode" and "'rehearsal'" in raised.value.localized("es")
+    assert "'rehearsal'" in raised.value.localized("es")
+
+
+def test_before_the_setup_cell_there_is_no_session_to_choose_a_cloud_for() -> None:
+    from reservation_lab.course import session as sessions
+
+    previous, sessions._CURRENT["session"] = sessions._CURRENT["session"], None
+    try:
+        with raises_key("errors.no_session", LabError):
+            cloud_mode.choose_cloud(True)
+    finally:
+        sessions._CURRENT["session"] = previous
 
 
 def test_the_rehearsal_points_everything_at_the_double_marks_cloud_commands_and_cleans_up(
-        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+        session: Session, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
     monkeypatch.setenv("CLOUDFLARE_API_TOKEN", "a-real-token-of-the-learner")
     before = dict(os.environ)
     cloud_mode.choose_cloud("rehearsal")
-    double = cloud_mode._STATE["double"]
-    assert "Rehearsal:" in capsys.readouterr().out
+    double = session.rehearsal.double
+    assert "Generalprobe:" in capsys.readouterr().out
     assert os.environ["CLOUDFLARE_API_BASE_URL"] == double.origin + "/client/v4"
     assert "CLOUDFLARE_API_TOKEN" not in os.environ  # the learner's token never reaches the double
     assert os.environ["HOME"] != before["HOME"]  # wrangler's login of the rehearsal lives apart from the real one
@@ -57,7 +71,7 @@ def test_the_rehearsal_points_everything_at_the_double_marks_cloud_commands_and_
     finally:
         show_commands(False)
     shown = capsys.readouterr().out.splitlines()
-    assert shown[0].startswith("(rehearsal) [") and shown[1].startswith("[")
-    cloud_mode.stop_rehearsal()
-    assert dict(os.environ) == before and not double.root.exists()
-    cloud_mode.stop_rehearsal()  # twice is fine
+    assert shown[0].startswith("(Generalprobe) [") and shown[1].startswith("[")
+    session.stop()  # what a re-run setup cell does to the previous session
+    assert dict(os.environ) == before and not double.root.exists() and session.rehearsal is None
+    session.stop()  # twice is fine

@@ -38,13 +38,13 @@ def errors_of(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     return [output for output in cell.outputs if output.output_type == "error"]
 
 
-SETUP = "from reservation_lab import course as lab\nlab.friendly_errors({language!r})"
+SETUP = "from reservation_lab import course as lab\nsession = lab.start({language!r}, {workdir!r})"
 
 
 @pytest.mark.parametrize("language", ["de", "pt", "es"])
 def test_lab_errors_show_one_sentence_in_the_notebooks_language_and_still_fail(language: str, tmp_path: Path) -> None:
     nb = notebook(
-        SETUP.format(language=language),
+        SETUP.format(language=language, workdir=str(tmp_path / "run")),
         "from reservation_lab.errors import DevServerError\n"
         "print('before')\n"
         "raise DevServerError('errors.server_no_health', seconds=60, log='logs/dev.log')",
@@ -84,7 +84,7 @@ def test_lab_errors_show_one_sentence_in_the_notebooks_language_and_still_fail(l
 def test_a_lab_error_still_fails_nbclient_and_papermill(tmp_path: Path) -> None:
     import papermill
 
-    source = notebook(SETUP.format(language="es"),
+    source = notebook(SETUP.format(language="es", workdir=str(tmp_path / "run")),
                       "from reservation_lab.errors import PortBusyError\n"
                       "raise PortBusyError('errors.port_busy', port=8787, host='127.0.0.1')",
                       "print('never reached')")
@@ -145,26 +145,31 @@ def test_cells_reach_helpers_only_through_the_facade() -> None:
     assert all(hasattr(course, name) for name in course.__all__)
 
 
-def test_the_setup_cell_installs_the_friendly_errors() -> None:
+def test_the_setup_cell_starts_the_session_in_the_notebooks_language() -> None:
     for language in ("de", "pt", "es"):
         nb = nbformat.read(notebooks.notebook_path(language), as_version=4)
         setup = next(cell for cell in nb.cells if cell.id == "setup")
-        assert "lab.friendly_errors(language)" in setup.source
-        assert setup.source.index("friendly_errors") < setup.source.index("prepare_run")
+        assert "session = lab.start(language, workdir)" in setup.source and "run = session.run" in setup.source
 
 
-def test_waiting_shows_one_progress_line_and_a_new_run_stops_the_old_server(tmp_path: Path) -> None:
+def test_waiting_shows_one_progress_line_and_a_rerun_setup_cell_stops_what_the_session_started(tmp_path: Path
+                                                                                              ) -> None:
+    """A re-run of the setup cell ends the previous session: its dev server and the rehearsal's double stop."""
     nb = notebook(
-        SETUP.format(language="pt"),
+        SETUP.format(language="pt", workdir=str(tmp_path / "first")),
         "from reservation_lab.domain.config import write_wrangler_config\n"
-        f"run = lab.prepare_run({str(tmp_path / 'first')!r})\n"
+        "run = session.run\n"
         "write_wrangler_config(run)\n"
-        "server = lab.start_server(run)",
-        f"second = lab.prepare_run({str(tmp_path / 'second')!r})\n"
-        "print(server.stopped, not server.processes(), second.root != run.root)",
+        "server = lab.start_server(run)\n"
+        "lab.choose_cloud('rehearsal')\n"
+        "double = session.rehearsal.double",
+        f"second = lab.start('pt', {str(tmp_path / 'second')!r})\n"
+        "import os\n"
+        "print(server.stopped, not server.processes(), second.run.root != run.root, session.rehearsal is None,"
+        " 'CLOUDFLARE_API_BASE_URL' not in os.environ, not double.root.exists(), lab.current() is second)",
     )
     execute(nb, tmp_path, allow_errors=False, timeout=180)
     shown = [output for output in nb.cells[1].outputs if output.output_type == "display_data"]
     assert len(shown) == 1, nb.cells[1].outputs  # one line, updated in place while waiting
     assert re.fullmatch(r"wrangler dev pronto após \d+,\d s", shown[0].data["text/plain"])
-    assert nb.cells[2].outputs[0].text == "True True True\n"
+    assert nb.cells[2].outputs[-1].text == "True True True True True True True\n"

@@ -8,9 +8,9 @@ deploy only while a namespace remains, the delete only while the Worker exists, 
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
-from typing import TextIO
 
 from reservation_lab.cloud.api import CloudflareAPI, is_not_found
 from reservation_lab.cloud.steps import (
@@ -24,8 +24,10 @@ from reservation_lab.cloud.steps import (
 from reservation_lab.cloud.verify import Verdict
 from reservation_lab.domain.config import RunFolder, check_run_name, write_cleanup_config
 from reservation_lab.errors import LabError
+from reservation_lab.i18n import message
 from reservation_lab.paths import REPO_ROOT, RUNS_DIR
 from reservation_lab.runtime.commands import relative_args, shown_folder
+from reservation_lab.runtime.wrangler import STDOUT, Echo
 
 CLEANED = "verified-deleted"
 REHEARSED = "rehearsal"
@@ -50,13 +52,18 @@ def runs_left_deployed(runs_dir: Path = RUNS_DIR) -> list[Path]:
     return found
 
 
+def left_deployed_line(root: Path, language: str | None = None) -> str:
+    """The sentence naming a run that may have left a Worker in the account, with its cleanup command."""
+    return message("cloud.left_deployed", language, run=root.name, command=shlex.join(cleanup_words(root)))
+
+
 def cleanup_words(root: Path) -> list[str]:
     """The cleanup command as a learner runs it from the repository root."""
     return [*relative_args([sys.executable], REPO_ROOT), "-m", "reservation_lab", "cleanup", "--workdir",
             shown_folder(root)]
 
 
-def cleanup(workdir: str | Path, echo: TextIO | None = None) -> Verdict:
+def cleanup(workdir: str | Path, echo: Echo = STDOUT) -> Verdict:
     """Delete exactly this run's Worker and its namespace, whatever is left of them; then prove it. Re-runnable."""
     run = run_from_folder(workdir)
     check_run_name(run.name)

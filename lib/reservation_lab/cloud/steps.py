@@ -12,7 +12,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import httpx
 
@@ -27,7 +27,7 @@ from reservation_lab.paths import REPO_ROOT
 from reservation_lab.runtime.commands import announce, relative_args, shown_folder
 from reservation_lab.runtime.http import client_options
 from reservation_lab.runtime.redact import redact, strip_ansi
-from reservation_lab.runtime.wrangler import capture_wrangler, failure, run_wrangler
+from reservation_lab.runtime.wrangler import STDOUT, Echo, capture_wrangler, echo_stream, failure, run_wrangler
 
 REHEARSAL_ENV = "RESERVATION_LAB_REHEARSAL"  # set by the course's rehearsal while the double stands in
 LOGIN_TIMEOUT = 15 * 60
@@ -146,6 +146,14 @@ def _deploy_failed(error: WranglerError, run: RunFolder) -> LabError:
     return error
 
 
+def _say(echo: Echo, line: str) -> None:
+    """One line of ours to `echo` (see runtime.wrangler.echo_stream)."""
+    stream = echo_stream(echo)
+    if stream is not None:
+        stream.write(line + "\n")
+        stream.flush()
+
+
 def _capture(run: RunFolder, *args: str, shown: bool = True) -> tuple[int, str, str]:
     return capture_wrangler(*args, cwd=run.root, log_dir=run.logs_dir, shown=shown)
 
@@ -154,15 +162,15 @@ def _failure(args: tuple[str, ...], code: int, stderr: str, key: str = "errors.w
     return failure(args, code, redact(strip_ansi(stderr)).splitlines(keepends=True), key)
 
 
-def login(run: RunFolder, echo: TextIO | None = None) -> None:
+def login(run: RunFolder, echo: Echo = STDOUT) -> None:
     """Device authorization: wrangler prints a URL and a code, then waits until you confirm in the browser.
 
     With CLOUDFLARE_API_TOKEN set, wrangler uses that token and `login` does nothing (exit 0): say so first.
     """
     if token_from_env():
-        (echo or sys.stdout).write(message("cloud.token_env", command="login") + "\n")
+        _say(echo, message("cloud.token_env", command="login"))
     run_wrangler("login", "--device", "--browser=false", cwd=run.root, log_dir=run.logs_dir,
-                 timeout=LOGIN_TIMEOUT, echo=echo or sys.stdout)
+                 timeout=LOGIN_TIMEOUT, echo=echo)
 
 
 def whoami(run: RunFolder) -> Identity:
@@ -174,11 +182,11 @@ def whoami(run: RunFolder) -> Identity:
         raise WranglerError(_failure(("whoami", "--json"), code, err)) from None
 
 
-def logout(run: RunFolder, echo: TextIO | None = None) -> None:
+def logout(run: RunFolder, echo: Echo = STDOUT) -> None:
     """`wrangler logout`: revoke this machine's authorization (nothing to revoke while CLOUDFLARE_API_TOKEN is set)."""
     if token_from_env():
-        (echo or sys.stdout).write(message("cloud.token_env", command="logout") + "\n")
-    run_wrangler("logout", cwd=run.root, log_dir=run.logs_dir, echo=echo or sys.stdout)
+        _say(echo, message("cloud.token_env", command="logout"))
+    run_wrangler("logout", cwd=run.root, log_dir=run.logs_dir, echo=echo)
 
 
 def api_token(run: RunFolder) -> str:
@@ -219,13 +227,12 @@ def _output_file(run: RunFolder, stem: str) -> Path:
     return run.logs_dir / f"{stem}-{newest[0][0] + 1 if newest else 1}.ndjson"
 
 
-def deploy(run: RunFolder, cleanup: bool = False, echo: TextIO | None = None) -> Deployment:
+def deploy(run: RunFolder, cleanup: bool = False, echo: Echo = STDOUT) -> Deployment:
     """`wrangler deploy` of the run's config (or the cleanup config); the URL comes from wrangler's ND-JSON output."""
     config = cleanup_config_checked(run) if cleanup else run.config
     if not config.exists():
         raise LabError("cloud.config_missing", name=config.name)
     output = _output_file(run, "cleanup-deploy" if cleanup else "deploy")
-    echo = echo or sys.stdout
     try:
         result = run_wrangler("deploy", "--config", str(config), cwd=run.root, log_dir=run.logs_dir,
                               timeout=DEPLOY_TIMEOUT, echo=echo,
@@ -236,7 +243,7 @@ def deploy(run: RunFolder, cleanup: bool = False, echo: TextIO | None = None) ->
     if os.environ.get(REHEARSAL_ENV):
         (run.logs_dir / "rehearsal").touch()  # deployed to the rehearsal's double: gone with its kernel
     if cleanup and reports_stale_tombstone(result.output):
-        echo.write(message("cloud.already_deleted", class_name=CLASS_NAME) + "\n")
+        _say(echo, message("cloud.already_deleted", class_name=CLASS_NAME))
     elif cleanup and not reports_deletion(result.output):
         raise LabError("cloud.not_deleted", class_name=CLASS_NAME)
     return parse_deployment(ndjson, result.output, required=not cleanup)
@@ -265,25 +272,26 @@ def _probe(http: httpx.Client, url: str, timeout: float) -> tuple[bool, str | Me
 
 
 def wait_until_ready(app_url: str, timeout: float = 30, settle: float = 5, client: httpx.Client | None = None,
-                     interval: float = 1.0, workshop: str = "readiness", echo: TextIO | None = None) -> None:
+                     interval: float = 1.0, workshop: str = "readiness", echo: Echo = STDOUT) -> None:
     """Poll a real object until it answers capacity 4, reserved 0; then wait `settle` seconds.
 
     While it waits, one progress line (updated in place) says how long and what it last saw.
     """
     url = app_url.rstrip("/") + status_path(workshop)
     http = client or httpx.Client(**client_options(url))
-    echo = echo or sys.stdout
+    stream = echo_stream(echo)
     started = time.monotonic()
     deadline = started + timeout
     try:
         while True:
             ready, seen = _probe(http, url, timeout=max(0.5, min(5.0, deadline - time.monotonic())))
             shown = describe(seen) if isinstance(seen, Message) else seen[:60]
-            echo.write("\r" + message("cloud.waiting_for", url=url, seconds=time.monotonic() - started,
-                                       seen=message("cloud.ready") if ready else shown))
-            echo.flush()
+            if stream is not None:
+                stream.write("\r" + message("cloud.waiting_for", url=url, seconds=time.monotonic() - started,
+                                             seen=message("cloud.ready") if ready else shown))
+                stream.flush()
             if ready:
-                echo.write("\n" + message("cloud.settling", seconds=round(settle)) + "\n")
+                _say(echo, "\n" + message("cloud.settling", seconds=round(settle)))
                 break
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -295,7 +303,7 @@ def wait_until_ready(app_url: str, timeout: float = 30, settle: float = 5, clien
     time.sleep(settle)
 
 
-def delete_worker(run: RunFolder, echo: TextIO | None = None) -> None:
+def delete_worker(run: RunFolder, echo: Echo = STDOUT) -> None:
     """`wrangler delete` of exactly this run's Worker, named by the checked cleanup config.
 
     No `--force`: wrangler asks "Are you sure you want to delete <name>?" (answered yes when it runs
@@ -304,7 +312,7 @@ def delete_worker(run: RunFolder, echo: TextIO | None = None) -> None:
     """
     config = cleanup_config_checked(run)
     result = run_wrangler("delete", "--config", str(config), cwd=run.root, log_dir=run.logs_dir,
-                          echo=echo or sys.stdout)
+                          echo=echo)
     asked = DELETE_PROMPT.findall(result.output)
     if asked != [run.name] or f"Successfully deleted {run.name}" not in result.output:
         raise LabError("cloud.delete_unconfirmed", name=run.name)

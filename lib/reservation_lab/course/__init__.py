@@ -23,8 +23,8 @@ from reservation_lab.course.display import (
     write_report,
 )
 from reservation_lab.course.experiments import experiment, stop_experiments
-from reservation_lab.course.friendly import friendly_errors, friendly_traceback, lab_names
-from reservation_lab.course.session import prepare_run, start_server, wrangler_version
+from reservation_lab.course.friendly import friendly_traceback, lab_names
+from reservation_lab.course.session import current, start, start_server, wrangler_version
 from reservation_lab.domain.burst import send_burst
 from reservation_lab.domain.checker import check_history, explain
 from reservation_lab.domain.client import LabClient
@@ -36,7 +36,7 @@ from reservation_lab.runtime.wrangler import dry_run
 
 __all__ = [
     # the run and its local runtime (steps 1-4)
-    "prepare_run", "wrangler_version", "pinned_wrangler_version", "run_node_tests",
+    "start", "current", "wrangler_version", "pinned_wrangler_version", "run_node_tests",
     "dry_run", "start_server", "LabClient", "send_burst",
     # invariants and the serial-order checker
     "check_equal", "check_burst", "expected_summary", "durable_view", "totals_after", "check_history", "explain",
@@ -51,5 +51,5 @@ __all__ = [
     "shown_path", "print_json", "say", "skip_cloud", "show_config", "show_decisions", "decision_of",
     "write_report",
     # errors in the learner's language
-    "friendly_errors", "friendly_traceback", "lab_names",
+    "friendly_traceback", "lab_names",
 ]

@@ -1,9 +1,10 @@
 """Which Cloudflare steps 5-7 talk to: the learner's account (`cloud = True`) or, for a learner without one, a
 local rehearsal (`cloud = "rehearsal"`) against the Cloudflare double on loopback; and the pause before step 7.
 
-The rehearsal starts the double in this kernel, points wrangler and the helpers at it through the environment
+The rehearsal starts the double, points wrangler and the helpers at it through the environment
 (CLOUDFLARE_API_BASE_URL, the OAuth URLs, its CA, a HOME of its own, *.workers.dev via loopback) and marks every
-command line a cloud cell shows. Nothing leaves the machine; the Worker, the bursts and SQLite are real workerd.
+command line that reaches it. The session owns it: a new setup cell (or the end of the kernel) stops it and
+restores the environment. Nothing leaves the machine; the Worker, the bursts and SQLite are real workerd.
 """
 
 from __future__ import annotations
@@ -13,41 +14,58 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from reservation_lab.cloud.steps import REHEARSAL_ENV
 from reservation_lab.cloudflare_double.double import CloudflareDouble
+from reservation_lab.course.session import current
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import message
 from reservation_lab.runtime.commands import mark_commands
 
 REHEARSAL = "rehearsal"
-_STATE: dict[str, Any] = {"mode": False, "double": None, "saved": {}}
+
+
+class Rehearsal:
+    """The double for this session, with the environment it replaced (restored by stop())."""
+
+    def __init__(self) -> None:
+        self.double = CloudflareDouble(Path(tempfile.mkdtemp(prefix="cloudflare-double-")))
+        environment = {**self.double.environment(with_token=False), REHEARSAL_ENV: "1"}
+        self.saved = {name: os.environ.get(name) for name in [*environment, "CLOUDFLARE_API_TOKEN"]}
+        os.environ.pop("CLOUDFLARE_API_TOKEN", None)  # the learner's own token never reaches the double
+        os.environ.update(environment)
+        mark_commands(message("cloud.rehearsal_mark"))
+        atexit.register(self.stop)
+
+    def stop(self) -> None:
+        """Stop the double (its Workers too), restore the environment, drop its folder; safe to call twice."""
+        if self.double is None:
+            return
+        double, self.double = self.double, None
+        double.close()
+        for name, value in self.saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        mark_commands("")
+        shutil.rmtree(double.root, ignore_errors=True)
 
 
 def choose_cloud(cloud: bool | str) -> None:
     """Start the chosen cloud for steps 5-7 and say which it is (one line in the learner's language)."""
     if cloud not in (True, False, REHEARSAL):
         raise LabError("cloud.unknown_mode", value=repr(cloud), rehearsal=repr(REHEARSAL))
-    stop_rehearsal()
-    _STATE["mode"] = cloud
+    session = current()
+    if session.rehearsal is not None:
+        session.rehearsal.stop()
+        session.rehearsal = None
+    session.cloud = cloud
     if cloud == REHEARSAL:
-        root = Path(tempfile.mkdtemp(prefix="cloudflare-double-"))
-        double = CloudflareDouble(root)
-        _STATE["double"] = double
-        atexit.register(stop_rehearsal)
-        environment = {**double.environment(with_token=False), REHEARSAL_ENV: "1"}
-        _STATE["saved"] = {name: os.environ.get(name) for name in [*environment, "CLOUDFLARE_API_TOKEN"]}
-        os.environ.pop("CLOUDFLARE_API_TOKEN", None)
-        os.environ.update(environment)
-        mark_commands(message("cloud.rehearsal_mark"))
-        print(message("cloud.rehearsal_started", api=double.origin + "/client/v4"))
+        session.rehearsal = Rehearsal()
+        print(message("cloud.rehearsal_started", api=session.rehearsal.double.origin + "/client/v4"))
     elif cloud:
         print(message("cloud.real_cloud"))
-
-
-def is_rehearsal() -> bool:
-    return _STATE["mode"] == REHEARSAL
 
 
 def before_cleanup(pause: bool) -> None:
@@ -56,21 +74,5 @@ def before_cleanup(pause: bool) -> None:
     `pause` is the notebook's `pause_before_cleanup` parameter (papermill and CI pass False); a rehearsal has no
     dashboard and never pauses.
     """
-    if pause and _STATE["mode"] is True:
+    if pause and current().cloud is True:
         raise LabError("cloud.paused_before_cleanup")
-
-
-def stop_rehearsal() -> None:
-    """Stop the double (its Workers too), restore the environment, drop its folder; safe to call twice."""
-    double: CloudflareDouble | None = _STATE["double"]
-    if double is None:
-        return
-    _STATE["double"] = None
-    double.close()
-    for name, value in _STATE["saved"].items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
-    mark_commands("")
-    shutil.rmtree(double.root, ignore_errors=True)

@@ -29,10 +29,9 @@ def print_json(data: Any) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False))
 
 
-def skip_cloud(step: int | str, language: str) -> None:
+def skip_cloud(step: int | str) -> None:
     """Say in one line, in the notebook's language, that a cloud step was skipped and why."""
-    print(message("lines.skipped_login", language) if step == "login" else
-          message("lines.skipped_step", language, step=step))
+    print(message("lines.skipped_login") if step == "login" else message("lines.skipped_step", step=step))
 
 
 def show_config(path: Path) -> None:
@@ -61,7 +60,7 @@ def decision_of(decisions: Iterable[Decision], request_id: str) -> Decision:
     raise LabError("errors.not_in_burst", rid=request_id)
 
 
-def show_race(race: Race, language: str) -> None:
+def show_race(race: Race, language: str | None = None) -> None:
     """The race in numbers: answers, confirmed seats and the durable counter, per Worker."""
     print(f"{'':<40} {label('column_accepted', language):>10} {label('column_rejected', language):>10} "
           f"{label('seats', language):>8} {'reserved':>8}")
@@ -71,7 +70,7 @@ def show_race(race: Race, language: str) -> None:
               f"{facts['acceptedSeats']:>8} {facts['durableReserved']:>8}")
 
 
-def plot_race(race: Race, language: str) -> None:
+def plot_race(race: Race, language: str | None = None) -> None:
     """Show the naive and the atomic burst as timelines side by side."""
     import matplotlib.pyplot as plt
     from IPython.display import display

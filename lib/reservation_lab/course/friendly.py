@@ -53,7 +53,7 @@ def lab_names() -> frozenset[str]:
     return frozenset(defined)
 
 
-def friendly_traceback(error: BaseException, language: str) -> list[str] | None:
+def friendly_traceback(error: BaseException, language: str, run: Any = None) -> list[str] | None:
     """The short traceback a notebook shows for a lab error, all in `language`: a headline for its kind, then
     `Type: message` with the error's whole message (what happened, what to do). None for errors the lab does
     not explain (they keep IPython's full traceback). The English message stays in str(error) and `%tb`."""
@@ -67,31 +67,25 @@ def friendly_traceback(error: BaseException, language: str) -> list[str] | None:
         return None
     detail = error.localized(language) if isinstance(error, Localized) else str(error)
     return [f"{_RED}{message(headline, language)}{_RESET}", f"{type(error).__name__}: {detail}",
-            *cleanup_hint(language)]
+            *cleanup_hint(run, language)]
 
 
-def cleanup_hint(language: str) -> list[str]:
-    """After a deploy, a failing cell also says how to delete what this run left in the account."""
-    from reservation_lab.course.session import current_run, left_deployed_line
+def cleanup_hint(run: Any, language: str) -> list[str]:
+    """After a deploy, a failing cell also says how to delete what `run` (the session's run) left in the account."""
+    from reservation_lab.cloud.cleanup import left_deployed, left_deployed_line
 
-    run = current_run()
-    return [left_deployed_line(run.root, language)] if run is not None and _left_deployed(run) else []
-
-
-def _left_deployed(run: Any) -> bool:
-    from reservation_lab.cloud.cleanup import left_deployed
-
-    return left_deployed(run)
+    return [left_deployed_line(run.root, language)] if run is not None and left_deployed(run) else []
 
 
-def friendly_errors(language: str) -> bool:
+def friendly_errors(language: str, run: Any = None) -> bool:
     """Show lab errors in the notebook as one sentence in `language` plus the original message, no traceback.
 
     Registers an IPython custom exception handler for LabError, InvariantError and NameError (only for the
     names the course defines: "run the cells above first"). The cell still fails: the handler sends a real
     `error` output (with the short traceback), so Run All stops there and papermill and nbval fail loudly.
     `%tb` still prints the full traceback. Calling it again replaces the handler. Also remembers `language`
-    for the helpers' progress lines. Returns False outside IPython (nothing to install).
+    for the helpers' progress lines. With the session's `run`, a failure after a deploy also names the cleanup.
+    Returns False outside IPython (nothing to install).
     """
     set_language(language)
     try:
@@ -105,7 +99,7 @@ def friendly_errors(language: str) -> bool:
     def handler(shell: Any, etype: type[BaseException], value: BaseException, tb: Any, tb_offset: Any = None):
         sys.last_type, sys.last_value, sys.last_traceback = etype, value, tb  # for %tb
         sys.last_exc = value
-        stb = friendly_traceback(value, language)
+        stb = friendly_traceback(value, language, run)
         if stb is None:
             shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
             return None

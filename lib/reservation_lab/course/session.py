@@ -1,60 +1,95 @@
-"""The kernel's run: its folder, its dev servers (one per run folder, stopped before a new one), progress lines."""
+"""The course session: what the setup cell starts and every cell sees.
+
+`session = lab.start(language, workdir)` sets the notebook's language (every helper prints in it, errors too),
+creates this run's folder and becomes the one owner of everything the notebook starts: the dev servers (one per
+run folder), the experiments' bench, the rehearsal's Cloudflare double. `Session.stop()` is the one place that
+stops them, and `start()` calls it for the previous session first, so re-running the setup cell leaves nothing
+behind (a kernel that dies takes its servers along through their watchdogs).
+"""
 
 from __future__ import annotations
 
-import shlex
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reservation_lab.cloud.cleanup import cleanup_words, runs_left_deployed
-from reservation_lab.course.cloud_mode import stop_rehearsal
-from reservation_lab.course.experiments import close_all as close_experiments
+from reservation_lab.cloud.cleanup import left_deployed_line, runs_left_deployed
 from reservation_lab.course.files import register as register_lab_file
+from reservation_lab.course.friendly import friendly_errors
 from reservation_lab.domain.config import RunFolder, create_run_folder
-from reservation_lab.i18n import current_language, message
+from reservation_lab.errors import LabError
+from reservation_lab.i18n import message, set_language
+from reservation_lab.race.experiments import Bench
 from reservation_lab.runtime.commands import show_commands
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 from reservation_lab.runtime.wrangler import run_wrangler
 
-_SERVERS: dict[Path, DevServer] = {}
-_CURRENT: dict[str, RunFolder | None] = {"run": None}
+
+@dataclass
+class Session:
+    """The notebook's language, this run, and what this session started (stopped together by stop())."""
+
+    language: str
+    run: RunFolder
+    servers: dict[Path, DevServer] = field(default_factory=dict)
+    benches: dict[Path, Bench] = field(default_factory=dict)
+    cloud: bool | str = False
+    rehearsal: Any = None  # course.cloud_mode.Rehearsal while cloud = "rehearsal"
+
+    def stop(self) -> None:
+        """Stop every server, bench and stand-in this session started; safe to call twice."""
+        while self.servers:
+            _, server = self.servers.popitem()
+            server.stop()
+        while self.benches:
+            _, bench = self.benches.popitem()
+            bench.close()
+        if self.rehearsal is not None:
+            rehearsal, self.rehearsal = self.rehearsal, None
+            rehearsal.stop()
 
 
-def current_run() -> RunFolder | None:
-    """The run the last prepare_run() created in this kernel."""
-    return _CURRENT["run"]
+_CURRENT: dict[str, Session | None] = {"session": None}
 
 
-def prepare_run(workdir: str | Path = "") -> RunFolder:
-    """This run's own folder: `.runs/<run name>` by default, or the given workdir.
+def start(language: str, workdir: str | Path = "") -> Session:
+    """End the previous session, then start this one: its language, its own run folder (`.runs/<run name>` by
+    default, or `workdir`), errors shown in the language, and in a notebook every command shown and `%%lab_file`.
 
-    Re-running the setup cell starts a new run on purpose: the run's SQLite state is durable, so reusing it
-    would make a second pass of the notebook meet a full workshop and fail the burst invariants. What must
-    not survive is the previous run's server, so every `wrangler dev` this kernel started through
-    start_server() is stopped first (the new run starts its own).
-    In a notebook kernel it also shows every command it runs (`[<folder>] $ npx wrangler …`) and registers the
-    `%%lab_file` cell magic, which writes the lab's files into this run's folder.
+    A new run on purpose: the run's SQLite state is durable, so a second pass over an old run would meet a full
+    workshop and fail the burst invariants. The setup cell also names any earlier run of this checkout that
+    deployed to Cloudflare and was never proven deleted, with the command that deletes it.
     """
-    while _SERVERS:
-        _, previous = _SERVERS.popitem()
+    previous = _CURRENT["session"]
+    if previous is not None:
+        _CURRENT["session"] = None
         previous.stop()
-    close_experiments()
-    stop_rehearsal()
-    run = create_run_folder(workdir or None)
-    _CURRENT["run"] = run
-    for earlier in runs_left_deployed():  # a failed cloud run of this checkout left a Worker behind
+    set_language(language)
+    session = Session(language=language, run=create_run_folder(workdir or None))
+    friendly_errors(language, session.run)
+    _CURRENT["session"] = session
+    for earlier in runs_left_deployed():
         print(left_deployed_line(earlier))
     if _in_kernel():
         from IPython import get_ipython
 
         show_commands(True)
         register_lab_file(get_ipython(), current_run)
-    return run
+    return session
 
 
-def left_deployed_line(root: Path, language: str | None = None) -> str:
-    """The sentence naming a run that may have left a Worker in the account, with its cleanup command."""
-    return message("cloud.left_deployed", language, run=root.name, command=shlex.join(cleanup_words(root)))
+def current() -> Session:
+    """The session the setup cell started; a clear error (in the learner's language) before that."""
+    session = _CURRENT["session"]
+    if session is None:
+        raise LabError("errors.no_session")
+    return session
+
+
+def current_run() -> RunFolder | None:
+    """The current session's run, or None before the setup cell."""
+    session = _CURRENT["session"]
+    return session.run if session is not None else None
 
 
 def wrangler_version(run: RunFolder) -> str:
@@ -64,16 +99,17 @@ def wrangler_version(run: RunFolder) -> str:
 
 
 def start_server(run: RunFolder, port: int = 0, log_name: str = "dev.log") -> DevServer:
-    """Start `wrangler dev` for the run; a server this kernel still runs for the run is stopped first.
+    """Start `wrangler dev` for the run; a server this session still runs for the run is stopped first.
 
     In a notebook the wait for /health shows one line, updated in place ("waiting for wrangler dev … 1.6 s").
     """
-    previous = _SERVERS.pop(run.root, None)
+    session = current()
+    previous = session.servers.pop(run.root, None)
     if previous is not None:
         previous.stop()
-    progress = _ServerProgress(current_language()) if _in_kernel() else None
+    progress = _ServerProgress(session.language) if _in_kernel() else None
     server = start_dev_server(run, port=port, log_name=log_name, progress=progress)
-    _SERVERS[run.root] = server
+    session.servers[run.root] = server
     if progress is not None:
         progress.done(server.healthy_after)
     return server

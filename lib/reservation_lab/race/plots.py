@@ -9,12 +9,12 @@ from reservation_lab.i18n import message
 
 COLOURS = {"accepted": "#2e7d32", "rejected": "#ef6c00", None: "#c62828"}
 
-def label(key: str | None, language: str) -> str:
+def label(key: str | None, language: str | None = None) -> str:
     """A plot label or table column in the notebook's language (the catalog's `race` section)."""
     return message(f"race.{key or 'undecided'}", language)
 
 
-def plot_bursts(bursts: Mapping[str, Sequence[Decision]], language: str = "en", width: float = 12.0):
+def plot_bursts(bursts: Mapping[str, Sequence[Decision]], language: str | None = None, width: float = 12.0):
     """One timeline panel per burst, side by side; returns the matplotlib Figure."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import TextIO, TypeVar
 
 from reservation_lab.errors import WranglerError
 from reservation_lab.i18n import Message
@@ -37,6 +37,22 @@ QUIET_ENV = {  # ... and for the helpers: plain, non-interactive output
 
 
 NO_DEBUG_LOG = {"WRANGLER_WRITE_LOGS": "false"}  # wrangler's debug log holds every line it logs, secrets included
+
+
+class _Stdout:
+    """`sys.stdout` as it is when a line is written (a notebook's stream, pytest's capture), not at import."""
+
+    def __repr__(self) -> str:
+        return "STDOUT"
+
+
+STDOUT = _Stdout()
+Echo = TextIO | _Stdout | None  # where a command's output lines go: a stream, STDOUT, or None for nowhere
+
+
+def echo_stream(echo: Echo) -> TextIO | None:
+    """The stream `echo` names right now (None: print nothing). The one convention of every helper's `echo`."""
+    return sys.stdout if echo is STDOUT else echo  # type: ignore[return-value]
 
 
 def keeps_debug_log(args: tuple[str, ...] | list[str]) -> bool:
@@ -93,7 +109,7 @@ def run_wrangler(
     cwd: Path,
     log_dir: Path | None = None,
     timeout: float = 300,
-    echo: TextIO | None = sys.stdout,
+    echo: Echo = STDOUT,
     extra_env: dict[str, str] | None = None,
     check: bool = True,
 ) -> WranglerResult:
@@ -111,9 +127,10 @@ def run_wrangler(
         for raw in proc.stdout:
             line = redact(strip_ansi(raw))
             lines.append(line)
-            if echo is not None:
-                echo.write(line)
-                echo.flush()
+            stream = echo_stream(echo)
+            if stream is not None:
+                stream.write(line)
+                stream.flush()
 
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
@@ -180,7 +197,7 @@ def error_summary(lines: list[str]) -> str | Message:
     return " ".join(kept[:8]) or Message("errors.no_output")
 
 
-def dry_run(run: RunLayout, echo: Any = None) -> WranglerResult:
+def dry_run(run: RunLayout, echo: Echo = STDOUT) -> WranglerResult:
     """`wrangler deploy --dry-run`: bundle the Worker for real into the run's dist/, create nothing remote."""
     return run_wrangler("deploy", "--dry-run", "--config", str(run.config), "--outdir", str(run.root / "dist"),
                         cwd=run.root, echo=echo)

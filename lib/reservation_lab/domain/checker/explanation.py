@@ -4,12 +4,13 @@ the `checker` section of the `i18n` catalogs)."""
 from __future__ import annotations
 
 from reservation_lab.domain.checker.model import CheckResult
-from reservation_lab.i18n import Message, describe, plural
+from reservation_lab.i18n import Message, current_language, describe, plural
 
 
-def explain(result: CheckResult, limit: int = 12, language: str = "en") -> str:
-    """A few sentences in `language` (de, pt, es, en; English if unknown): the serial order that explains the
-    answers, or the first contradiction and up to `limit` more."""
+def explain(result: CheckResult, limit: int = 12, language: str | None = None) -> str:
+    """A few sentences in `language` (default: the notebook's; English if unknown): the serial order that explains
+    the answers, or the first contradiction and up to `limit` more."""
+    language = language or current_language()
     if not result.ok:
         return _explain_problems(result, limit, language)
     undecided: Message | str = ""
