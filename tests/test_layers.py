@@ -16,6 +16,7 @@ LAYERS: list[set[str]] = [
     {"race", "cloud", "cloudflare_double"},
     {"drills"},
     {"course"},
+    {"authoring"},
     {"cli"},
     {"__main__"},
 ]

@@ -30,7 +30,7 @@ def test_ruff_reads_the_notebooks_and_would_flag_their_code(tmp_path) -> None:
     """The notebooks really are linted: a copy with an unused import in a cell fails the same check."""
     import nbformat
 
-    from reservation_lab.course.builder import notebook_path
+    from reservation_lab.authoring.builder import notebook_path
 
     nb = nbformat.read(notebook_path("de"), as_version=4)
     code_cells = [cell for cell in nb.cells if cell.cell_type == "code"]

@@ -24,7 +24,7 @@ SUMMARY_KEYS = ("summary", "status_after_burst", "status_after_restart", "replay
 
 
 def _run(args: argparse.Namespace) -> int:
-    from reservation_lab.course.papermill_run import run_course
+    from reservation_lab.authoring.papermill_run import run_course
     from reservation_lab.course.parameters import DEFAULTS
 
     cloud = "rehearsal" if getattr(args, "cloud_rehearsal", False) else getattr(args, "cloud", False)
@@ -53,7 +53,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from reservation_lab.course.builder import build, execute, languages
+    from reservation_lab.authoring.builder import build, execute, languages
     from reservation_lab.paths import REPO_ROOT
 
     if args.action == "check":
@@ -98,14 +98,14 @@ def _cleanup(args: argparse.Namespace) -> int:
 
 
 def _kernel(args: argparse.Namespace) -> int:
-    from reservation_lab.course.kernel import ensure_kernel
+    from reservation_lab.authoring.kernel import ensure_kernel
 
     print(ensure_kernel())
     return 0
 
 
 def _jupyter(args: argparse.Namespace) -> int:
-    from reservation_lab.course.jupyter import launch
+    from reservation_lab.authoring.jupyter import launch
 
     launch(args.extra)
     return 0  # not reached: launch() replaces this process

@@ -87,7 +87,7 @@ def test_a_status_read_right_after_a_deploy_rides_out_edge_errors(double: Cloudf
 def test_a_cloud_papermill_run_that_stopped_after_its_deploy_is_cleaned_up(double: CloudflareDouble,
                                                                            tmp_path: Path) -> None:
     """run_course(cloud=True)'s `finally`: what the stopped notebook deployed is deleted and proven deleted."""
-    from reservation_lab.course.papermill_run import _clean_up_after
+    from reservation_lab.authoring.papermill_run import _clean_up_after
 
     run = deployed_run(tmp_path / "labex-c10-o03-dddddddddddd", double)
     _clean_up_after(run.root)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from reservation_lab.course.kernel import KERNEL_NAME
+from reservation_lab.authoring.kernel import KERNEL_NAME
 from reservation_lab.paths import REPO_ROOT
 
 pytestmark = pytest.mark.slow

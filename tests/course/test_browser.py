@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 import pytest
 
-from reservation_lab.course.jupyter import jupyter_argv, terminal_env
+from reservation_lab.authoring.jupyter import jupyter_argv, terminal_env
 from reservation_lab.i18n import message
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from reservation_lab.runtime.ports import LOOPBACK, free_port

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from reservation_lab.course.jupyter import terminal_env
+from reservation_lab.authoring.jupyter import terminal_env
 from reservation_lab.paths import REPO_ROOT
 from reservation_lab.runtime.processes import group_members, stop_process_group
 from reservation_lab.runtime.redact import redact

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from reservation_lab.course.papermill_run import run_course
+from reservation_lab.authoring.papermill_run import run_course
 from reservation_lab.errors import LabError
 from tests.support import english_lines, output_text
 

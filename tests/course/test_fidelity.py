@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from reservation_lab.course.builder import load_cells
+from reservation_lab.authoring.builder import load_cells
 from reservation_lab.paths import NOTEBOOKS_DIR
 
 FIDELITY = NOTEBOOKS_DIR / "FIDELITY.md"

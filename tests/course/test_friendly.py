@@ -11,7 +11,7 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from reservation_lab.course import builder as notebooks
+from reservation_lab.authoring import builder
 from reservation_lab.course.friendly import friendly_traceback, lab_names
 from reservation_lab.errors import DevServerError, InvariantError, LabError, PortBusyError, ToolchainError
 from reservation_lab.i18n import message
@@ -24,7 +24,7 @@ def plain(lines: list[str]) -> str:
 
 def notebook(*sources: str) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
-    nb.metadata = {"kernelspec": dict(notebooks.KERNELSPEC)}
+    nb.metadata = {"kernelspec": dict(builder.KERNELSPEC)}
     nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
     return nb
 
@@ -126,7 +126,7 @@ def test_every_name_a_cell_reads_is_defined_by_a_cell_or_a_builtin() -> None:
     import builtins
 
     flags = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-    read = {node.id for cell in notebooks.load_cells() if "code" in cell
+    read = {node.id for cell in builder.load_cells() if "code" in cell
             for node in ast.walk(compile(cell["code"], cell["id"], "exec", flags=flags))
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
     assert read - set(dir(builtins)) <= lab_names()
@@ -137,7 +137,7 @@ def test_cells_reach_helpers_only_through_the_facade() -> None:
     """One import of the package in the cells (the facade), and every lab.<name> the cells call is in it."""
     from reservation_lab import course
 
-    code = "\n".join(cell["code"] for cell in notebooks.load_cells() if "code" in cell)
+    code = "\n".join(cell["code"] for cell in builder.load_cells() if "code" in cell)
     imports = re.findall(r"^(?:from|import) reservation_lab.*$", code, re.M)
     assert imports == ["from reservation_lab import course as lab"]
     used = set(re.findall(r"\blab\.(\w+)", code))
@@ -147,7 +147,7 @@ def test_cells_reach_helpers_only_through_the_facade() -> None:
 
 def test_the_setup_cell_starts_the_session_in_the_notebooks_language() -> None:
     for language in ("de", "pt", "es"):
-        nb = nbformat.read(notebooks.notebook_path(language), as_version=4)
+        nb = nbformat.read(builder.notebook_path(language), as_version=4)
         setup = next(cell for cell in nb.cells if cell.id == "setup")
         assert "session = lab.start(language, workdir)" in setup.source and "run = session.run" in setup.source
 

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from reservation_lab.course.kernel import DISPLAY_NAME, KERNEL_NAME, QUIET, ensure_kernel, kernel_dir
+from reservation_lab.authoring.kernel import DISPLAY_NAME, KERNEL_NAME, QUIET, ensure_kernel, kernel_dir
 
 
 def test_ensure_kernel_installs_and_is_idempotent(tmp_path: Path) -> None:
@@ -34,7 +34,7 @@ def test_notebooks_name_the_course_kernel() -> None:
     """Every committed notebook runs in the kernel the bootstrap installs, under its display name."""
     import nbformat
 
-    from reservation_lab.course.builder import languages, notebook_path
+    from reservation_lab.authoring.builder import languages, notebook_path
 
     for prose in languages():
         spec = nbformat.read(notebook_path(prose.language), as_version=4).metadata["kernelspec"]

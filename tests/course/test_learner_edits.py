@@ -6,8 +6,8 @@ from pathlib import Path
 
 import nbformat
 
-from reservation_lab.course.builder import notebook_path
-from reservation_lab.course.papermill_run import run_course
+from reservation_lab.authoring.builder import notebook_path
+from reservation_lab.authoring.papermill_run import run_course
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import message
 from tests.support import ANSI, raises_key

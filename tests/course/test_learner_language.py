@@ -16,7 +16,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from reservation_lab.course import builder
+from reservation_lab.authoring import builder
 from reservation_lab.i18n import message
 from tests.support import ANSI, english_lines, output_text
 

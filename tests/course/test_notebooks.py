@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from reservation_lab.course import builder as notebooks
+from reservation_lab.authoring import builder
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from reservation_lab.runtime.toolchain import pinned_wrangler_version
 
@@ -20,17 +20,17 @@ LANGS = ("de", "pt", "es")
 
 
 def load(language: str):
-    return nbformat.read(notebooks.notebook_path(language), as_version=4)
+    return nbformat.read(builder.notebook_path(language), as_version=4)
 
 
 def test_committed_notebooks_are_in_sync_with_the_source() -> None:
-    assert notebooks.build(check_only=True) == [], "run: ./lab build"
+    assert builder.build(check_only=True) == [], "run: ./lab build"
 
 
 def test_all_three_languages_exist() -> None:
-    assert sorted(prose.language for prose in notebooks.languages()) == sorted(LANGS)
+    assert sorted(prose.language for prose in builder.languages()) == sorted(LANGS)
     for language in LANGS:
-        assert notebooks.notebook_path(language).exists()
+        assert builder.notebook_path(language).exists()
 
 
 def test_code_cells_are_identical_across_languages() -> None:
@@ -62,20 +62,20 @@ def test_every_markdown_cell_exists_in_every_language_and_is_translated() -> Non
 
 def test_prose_keys_must_match_the_source(tmp_path: Path) -> None:
     source = tmp_path / "source"
-    shutil.copytree(notebooks.SOURCE_DIR, source)
+    shutil.copytree(builder.SOURCE_DIR, source)
     prose = source / "prose" / "de.md"
     prose.write_text(prose.read_text().replace("<!-- step4-final -->", "<!-- step4-finale -->"))
     with pytest.raises(ValueError, match="missing keys \\['step4-final'\\].*unknown keys \\['step4-finale'\\]"):
-        notebooks.build_notebook(notebooks.load_cells(source), notebooks.load_prose(prose))
+        builder.build_notebook(builder.load_cells(source), builder.load_prose(prose))
 
 
 def test_a_fourth_language_is_just_a_prose_file(tmp_path: Path) -> None:
     source = tmp_path / "source"
-    shutil.copytree(notebooks.SOURCE_DIR, source)
+    shutil.copytree(builder.SOURCE_DIR, source)
     text = (source / "prose" / "es.md").read_text().replace("language: es", "language: ca").replace(
         "name: Español", "name: Català")
     (source / "prose" / "ca.md").write_text(text)
-    nb = notebooks.build_notebook(notebooks.load_cells(source), notebooks.load_prose(source / "prose" / "ca.md"))
+    nb = builder.build_notebook(builder.load_cells(source), builder.load_prose(source / "prose" / "ca.md"))
     assert 'language = "ca"' in next(c.source for c in nb.cells if c.id == "parameters")
 
 
@@ -95,7 +95,7 @@ def test_notebooks_are_deterministic() -> None:
 
 
 def _prose(language: str) -> Path:
-    return notebooks.SOURCE_DIR / "prose" / f"{language}.md"
+    return builder.SOURCE_DIR / "prose" / f"{language}.md"
 
 
 def test_exactly_one_parameters_cell_of_plain_literals() -> None:
@@ -114,7 +114,7 @@ def test_exactly_one_parameters_cell_of_plain_literals() -> None:
 
 
 def test_invariant_cells_are_checked_by_nbval() -> None:
-    checked = {c.id for c in load("de").cells if notebooks.CHECK_TAG in c.metadata.get("tags", [])}
+    checked = {c.id for c in load("de").cells if builder.CHECK_TAG in c.metadata.get("tags", [])}
     assert {"burst-summary", "burst-status", "restart-status", "replay", "after-restart", "final-status",
             "stop-server", "cloud-deploy", "report"} <= checked
     outputs = {c.id: "".join(o.get("text", "") for o in c.outputs) for c in load("de").cells if c.cell_type == "code"}
@@ -126,7 +126,7 @@ def test_invariant_cells_are_checked_by_nbval() -> None:
 
 def test_committed_outputs_hold_no_secrets_or_local_paths() -> None:
     for language in LANGS:
-        text = notebooks.notebook_path(language).read_text()
+        text = builder.notebook_path(language).read_text()
         assert str(REPO_ROOT) not in text
         assert "/tmp/" not in text and "/root" not in text and "/home/" not in text
         assert not re.search(r"\b[0-9a-f]{32}\b", text)

@@ -13,7 +13,7 @@ import ast
 import re
 from pathlib import Path
 
-from reservation_lab.course.builder import load_cells
+from reservation_lab.authoring.builder import load_cells
 from reservation_lab.paths import PACKAGE_DIR
 
 AUTHOR_TOOLS = {"cli.py", "drills", "builder.py", "lockfile.py", "i18n", "__main__.py", "kernel.py", "jupyter.py"}

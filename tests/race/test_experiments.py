@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reservation_lab.course.builder import load_cells
+from reservation_lab.authoring.builder import load_cells
 from reservation_lab.domain.config import RunFolder
 from reservation_lab.errors import LabError
 from reservation_lab.race.experiments import Bench, apply_edits, run_experiment, write_atomically

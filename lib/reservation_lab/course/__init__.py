@@ -2,9 +2,10 @@
 
 Cells write `from reservation_lab import course as lab` and call `lab.<name>(...)` for everything (d2l style);
 `__all__` below is the whole surface a learner meets. May import every layer below it (domain, runtime, race,
-cloud, i18n); nothing below imports it. Its modules: `session` (the kernel's run and servers), `display` (what
-cells show), `friendly` (errors in the learner's language), `builder` (notebooks from notebooks/source),
-`papermill_run` (`./lab run`), `kernel` (the named kernelspec).
+cloud, i18n); only `authoring` and `cli` import it. Its modules: `session` (`lab.start`: the notebook's language,
+its run, and everything the session starts, stopped together), `cloud_mode` (which Cloudflare steps 5-7 use),
+`experiments`, `display` (what cells show), `files` (`%%lab_file`), `friendly` (errors in the learner's language),
+`parameters` (the papermill defaults). The authors' tools live in `authoring`.
 """
 
 from reservation_lab.cloud.steps import delete_worker, deploy, login, logout, verify, wait_until_ready, whoami

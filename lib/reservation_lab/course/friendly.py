@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import ast
 import sys
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from reservation_lab.errors import (
@@ -32,25 +32,16 @@ _HEADLINES: tuple[tuple[type[BaseException], str], ...] = (
 _RED, _RESET = "\x1b[1;31m", "\x1b[0m"
 
 
+CELL_NAMES = Path(__file__).with_name("cell_names.txt")  # written by `./lab build` from notebooks/source/cells.yml
+
+
 @cache
 def lab_names() -> frozenset[str]:
-    """Every name the course's code cells define (parameters, the facade, results), read from cells.yml.
+    """Every name the course's code cells define (parameters, the facade, results), as the build computed them.
 
     A NameError for one of them means a cell was run before the cell that defines it.
     """
-    from reservation_lab.course.builder import load_cells  # nbformat is slow to import; only needed here
-
-    defined: set[str] = set()
-    flags = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-    for cell in load_cells():
-        if "code" not in cell:
-            continue
-        for node in ast.walk(compile(cell["code"], cell["id"], "exec", flags=flags)):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                defined.add(node.id)
-            elif isinstance(node, ast.Import | ast.ImportFrom):
-                defined.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-    return frozenset(defined)
+    return frozenset(CELL_NAMES.read_text().split())
 
 
 def friendly_traceback(error: BaseException, language: str, run: Any = None) -> list[str] | None:

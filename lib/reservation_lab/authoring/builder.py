@@ -12,15 +12,18 @@ Adding a language means adding its prose file.
 
 from __future__ import annotations
 
+import ast
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import yaml
 
+from reservation_lab.authoring.kernel import DISPLAY_NAME, KERNEL_NAME, ensure_kernel
 from reservation_lab.course.files import MAGIC, cell_text
-from reservation_lab.course.kernel import DISPLAY_NAME, KERNEL_NAME, ensure_kernel
+from reservation_lab.course.friendly import CELL_NAMES
 from reservation_lab.course.parameters import DEFAULTS, parameters_source
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from reservation_lab.runtime.redact import redact
@@ -161,10 +164,31 @@ def read_existing(path: Path):
     return nbformat.read(path, as_version=4) if path.exists() else None
 
 
+def cell_names(cells: list[dict]) -> list[str]:
+    """Every name the code cells define (assignments, imports; the parameters too), sorted: the friendly errors'
+    "run the cells above first" list, computed here so a kernel never reads cells.yml."""
+    defined: set[str] = set()
+    flags = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    for cell in cells:
+        if "code" not in cell:
+            continue
+        for node in ast.walk(compile(cell["code"], cell["id"], "exec", flags=flags)):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                defined.add(node.id)
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                defined.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return sorted(defined)
+
+
 def build(check_only: bool = False) -> list[Path]:
-    """Write every language's notebook; with check_only, return the ones that are out of sync."""
+    """Write every language's notebook and the cells' names; with check_only, return the files out of sync."""
     cells = load_cells()
     stale = []
+    names = "\n".join(cell_names(cells)) + "\n"
+    if not CELL_NAMES.exists() or CELL_NAMES.read_text() != names:
+        stale.append(CELL_NAMES)
+        if not check_only:
+            CELL_NAMES.write_text(names)
     for prose in languages():
         path = notebook_path(prose.language)
         text = render(build_notebook(cells, prose, read_existing(path)))
@@ -189,9 +213,9 @@ def scrub_outputs(nb, workdirs: list[Path]) -> None:
     """Deterministic, secret-free outputs: positional execution counts, no timing metadata, no local paths."""
     nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
     for cell in nb.cells:
+        cell.metadata = {"tags": cell.metadata["tags"]} if cell.metadata.get("tags") else {}  # no run metadata
         if cell.cell_type != "code":
             continue
-        cell.metadata = {"tags": cell.metadata["tags"]} if cell.metadata.get("tags") else {}
         for output in cell.outputs:
             if "metadata" in output:
                 output.metadata = {}
@@ -204,14 +228,16 @@ def scrub_outputs(nb, workdirs: list[Path]) -> None:
 
 
 def execute(language: str, timeout: int = 600) -> Path:
-    """Run one notebook top to bottom for real (local mode) and store its scrubbed outputs."""
-    from nbclient import NotebookClient
+    """Run one notebook top to bottom for real (local mode) through papermill, like every other execution of the
+    course, and store its scrubbed outputs (papermill's own metadata goes with the scrub)."""
+    import papermill
 
     path = notebook_path(language)
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name=ensure_kernel(),
-                            resources={"metadata": {"path": str(path.parent)}})
-    client.execute()
+    with tempfile.TemporaryDirectory() as tmp:
+        executed = Path(tmp) / path.name
+        papermill.execute_notebook(str(path), str(executed), kernel_name=ensure_kernel(), cwd=str(path.parent),
+                                   progress_bar=False, log_output=False, execution_timeout=timeout)
+        nb = nbformat.read(executed, as_version=4)
     scrub_outputs(nb, [])
     nbformat.validate(nb)
     path.write_text(render(nb))

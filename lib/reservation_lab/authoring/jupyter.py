@@ -36,7 +36,8 @@ def terminal_rc() -> Path:
              *(f"export {name}={shlex.quote(value)}" for name, value in OFFLINE_ENV.items())]
     rc = Path(sys.prefix) / "share" / "reservation-lab" / "terminal.bashrc"
     rc.parent.mkdir(parents=True, exist_ok=True)
-    rc.write_text("# Written by reservation_lab.course.jupyter for JupyterLab's terminals.\n" + "\n".join(lines) + "\n")
+    header = "# Written by reservation_lab.authoring.jupyter for JupyterLab's terminals.\n"
+    rc.write_text(header + "\n".join(lines) + "\n")
     return rc
 
 

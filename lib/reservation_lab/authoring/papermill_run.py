@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from reservation_lab.course.builder import languages, notebook_path
-from reservation_lab.course.kernel import ensure_kernel
+from reservation_lab.authoring.builder import languages, notebook_path
+from reservation_lab.authoring.kernel import ensure_kernel
 from reservation_lab.course.parameters import DEFAULTS
 from reservation_lab.domain.config import new_run_name
 from reservation_lab.errors import LabError
