@@ -13,7 +13,6 @@ from reservation_lab.domain.invariants import (
     check_burst,
     check_equal,
     check_status,
-    decision_table,
     durable_view,
     expected_summary,
     summarize,
@@ -132,43 +131,6 @@ def test_expected_summary_agrees_with_the_serial_reference(size: int, reserved_b
     """expected_summary is what one-at-a-time decisions would produce."""
     decisions = serial_burst([1] * size, capacity=capacity, reserved_before=reserved_before)
     assert expected_summary(size, capacity=capacity, reserved_before=reserved_before) == summarize(decisions)
-
-
-# --- decision_table ---------------------------------------------------------------------------
-
-
-def test_decision_table_sorts_naturally() -> None:
-    """request-2 comes before request-10, whatever order the answers arrived in."""
-    decisions = serial_burst([1] * 12)
-    shuffled = decisions[9:] + decisions[:9][::-1]
-    rows = decision_table(shuffled)
-    assert [row["requestId"] for row in rows] == [f"request-{i}" for i in range(1, 13)]
-
-
-def test_decision_table_row_fields() -> None:
-    """Each row: requestId, HTTP code, status, reserved, replayed and the number of attempts."""
-    rows = decision_table([decision("request-1", 201, "accepted", 1, attempts=2), decision("request-2", None)])
-    assert rows == [
-        {"requestId": "request-1", "http": 201, "status": "accepted", "reserved": 1, "replayed": False,
-         "attempts": 2},
-        {"requestId": "request-2", "http": None, "status": None, "reserved": None, "replayed": None, "attempts": 1},
-    ]
-
-
-def test_decision_table_with_names_without_a_number() -> None:
-    """Names without a numeric tail (request-after-restart) are sorted without error."""
-    rows = decision_table([decision("request-after-restart", 409, "rejected", 4),
-                           decision("request-10", 409, "rejected", 4),
-                           decision("request-9", 409, "rejected", 4)])
-    ids = [row["requestId"] for row in rows]
-    assert ids.index("request-9") < ids.index("request-10")
-    assert set(ids) == {"request-after-restart", "request-9", "request-10"}
-
-
-def test_durable_view_drops_the_workshop_name() -> None:
-    """durable_view keeps exactly the five durable totals."""
-    assert durable_view(status(4, 4, 6)) == {"capacity": 4, "reserved": 4, "acceptedRequests": 4,
-                                             "rejectedRequests": 6, "acceptedSeats": 4}
 
 
 # --- check_burst: what holds ------------------------------------------------------------------
@@ -331,3 +293,9 @@ def test_totals_after_one_more_request() -> None:
     partly = durable_view(status(2, 2, 0))
     assert totals_after(partly, expected_summary(1, reserved_before=2)) == {
         "capacity": 4, "reserved": 3, "acceptedRequests": 3, "rejectedRequests": 0, "acceptedSeats": 3}
+
+
+def test_durable_view_drops_the_workshop_name() -> None:
+    """durable_view keeps exactly the five durable totals."""
+    assert durable_view(status(4, 4, 6)) == {"capacity": 4, "reserved": 4, "acceptedRequests": 4,
+                                             "rejectedRequests": 6, "acceptedSeats": 4}

@@ -9,7 +9,7 @@ from typing import Any
 
 from reservation_lab.domain.burst import Decision
 from reservation_lab.domain.config import RunFolder, redacted
-from reservation_lab.domain.invariants import all_replayed, decision_table
+from reservation_lab.domain.invariants import all_replayed
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import describe, message, plural
 from reservation_lab.race.demo import Race
@@ -37,6 +37,20 @@ def skip_cloud(step: int | str) -> None:
 def show_config(path: Path) -> None:
     """Print a wrangler config with the account ID hidden."""
     print_json(redacted(json.loads(Path(path).read_text())))
+
+
+def decision_table(decisions: Iterable[Decision]) -> list[dict[str, Any]]:
+    """Every decision as a row, sorted by requestId in natural order (request-2 before request-10)."""
+
+    def key(d: Decision) -> tuple[str, int]:
+        head, _, tail = d.request_id.rpartition("-")
+        return (head, int(tail)) if tail.isdigit() else (d.request_id, -1)
+
+    return [
+        {"requestId": d.request_id, "http": d.status_code, "status": d.status, "reserved": d.reserved,
+         "replayed": d.replayed if d.body else None, "attempts": len(d.attempts)}
+        for d in sorted(decisions, key=key)
+    ]
 
 
 def show_decisions(decisions: Iterable[Decision]) -> None:

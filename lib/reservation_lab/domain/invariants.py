@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from reservation_lab.domain.burst import Decision
 from reservation_lab.domain.model import CAPACITY, STATUS_FIELDS
@@ -47,26 +47,12 @@ def expected_totals(burst_size: int, capacity: int = CAPACITY) -> dict[str, int]
     return totals_after(fresh, expected_summary(burst_size, capacity))
 
 
-def decision_table(decisions: Iterable[Decision]) -> list[dict[str, Any]]:
-    """Every decision as a row, sorted by requestId in natural order (request-2 before request-10)."""
-
-    def key(d: Decision) -> tuple[str, int]:
-        head, _, tail = d.request_id.rpartition("-")
-        return (head, int(tail)) if tail.isdigit() else (d.request_id, -1)
-
-    return [
-        {"requestId": d.request_id, "http": d.status_code, "status": d.status, "reserved": d.reserved,
-         "replayed": d.body.get("replayed"), "attempts": len(d.attempts)}
-        for d in sorted(decisions, key=key)
-    ]
-
-
 def durable_view(status: Mapping[str, Any]) -> dict[str, int]:
     """The durable totals without the workshop name."""
     return {name: status[name] for name in STATUS_FIELDS}
 
 
-def fail(key: str, **values: Any) -> None:
+def fail(key: str, **values: Any) -> NoReturn:
     """Raise InvariantError with the catalog message `invariants.<key>`."""
     raise InvariantError(f"invariants.{key}", **values)
 
@@ -74,7 +60,7 @@ def fail(key: str, **values: Any) -> None:
 def all_replayed(decisions: Iterable[Decision]) -> bool:
     """Every answer of a (non-empty) burst was a replay: its requestIds had all been decided before."""
     decisions = list(decisions)
-    return bool(decisions) and all(d.body.get("replayed") for d in decisions)
+    return bool(decisions) and all(d.replayed for d in decisions)
 
 
 def check_burst(

@@ -311,7 +311,7 @@ def _check_acknowledged(r: TrialResult, first: dict[str, Decision], replay: dict
         if d.status_code != 201:
             continue
         again = replay.get(rid)
-        if (again is None or again.status_code != 201 or again.body.get("replayed") is not True
+        if (again is None or again.status_code != 201 or not again.replayed
                 or again.reserved != d.reserved):
             r.acknowledged_lost += 1
             r.problems.append(f"{rid} was accepted before the crash (reserved={d.reserved}) but after the restart "
@@ -345,7 +345,7 @@ def _check_decided_once(r: TrialResult, first: dict[str, Decision], replay: dict
         if not d.decided:
             r.problems.append(f"{d.request_id} got no decision after the restart (HTTP {d.status_code}, {d.body}).")
     undecided = [rid for rid, d in first.items() if not d.decided]
-    r.decided_on_replay = sum(replay[rid].body.get("replayed") is True for rid in undecided if rid in replay)
+    r.decided_on_replay = sum(replay[rid].replayed for rid in undecided if rid in replay)
     r.decided_after_restart = sum(replay[rid].body.get("replayed") is False for rid in undecided if rid in replay)
     stored_undecided = r.stored_at_crash - r.accepted_before - r.rejected_before
     if r.decided_on_replay != stored_undecided:

@@ -251,7 +251,7 @@ async def _run_level(base_url: str, index: int, level: LevelReport, rng: random.
     level.lost = sum(not d.decided for d in decisions)
     level.accepted = sum(d.status_code == 201 for d in decisions)
     level.rejected = sum(d.status_code == 409 for d in decisions)
-    level.replayed = sum(d.body.get("replayed") is True for d in decisions if d.decided)
+    level.replayed = sum(d.replayed for d in decisions if d.decided)
     for name in names:
         level.invariant_problems += check_workshop(name, plan[name], before[name], after[name])
         verdict = check_history(plan[name], before[name], after[name])

@@ -56,7 +56,7 @@ class Outcome:
             "problems": self.problem_keys,
         }
         if self.repeated:
-            facts["replayed"] = sum(bool(d.body.get("replayed")) for d in answers)
+            facts["replayed"] = sum(d.replayed for d in answers)
             facts["seatsSpentByRepeat"] = self.after["reserved"] - self.before["reserved"]
         return facts
 
