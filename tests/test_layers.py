@@ -13,7 +13,7 @@ LAYERS: list[set[str]] = [
     {"errors", "paths", "lockfile"},
     {"runtime"},
     {"domain"},
-    {"race", "cloud", "cloudflare_double"},
+    {"race", "cloud", "cloudflare_double", "experiments"},
     {"drills"},
     {"course"},
     {"authoring"},

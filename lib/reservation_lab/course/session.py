@@ -18,8 +18,8 @@ from reservation_lab.course.files import register as register_lab_file
 from reservation_lab.course.friendly import friendly_errors
 from reservation_lab.domain.config import RunFolder, create_run_folder
 from reservation_lab.errors import LabError
+from reservation_lab.experiments.workbench import Workbench
 from reservation_lab.i18n import message, set_language
-from reservation_lab.race.experiments import Bench
 from reservation_lab.runtime.commands import show_commands
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 from reservation_lab.runtime.wrangler import run_wrangler
@@ -32,7 +32,7 @@ class Session:
     language: str
     run: RunFolder
     servers: dict[Path, DevServer] = field(default_factory=dict)
-    benches: dict[Path, Bench] = field(default_factory=dict)
+    benches: dict[Path, Workbench] = field(default_factory=dict)
     cloud: bool | str = False
     rehearsal: Any = None  # course.cloud_mode.Rehearsal while cloud = "rehearsal"
 

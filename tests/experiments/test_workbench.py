@@ -11,7 +11,8 @@ import pytest
 from reservation_lab.authoring.builder import load_cells
 from reservation_lab.domain.config import RunFolder
 from reservation_lab.errors import LabError
-from reservation_lab.race.experiments import Bench, apply_edits, run_experiment, write_atomically
+from reservation_lab.experiments.variants import run_experiment
+from reservation_lab.experiments.workbench import Workbench, apply_edits, write_atomically
 from tests.support import raises_key
 
 
@@ -44,7 +45,7 @@ def test_atomic_write_leaves_only_the_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize("reload_wait", [30.0, 0.0], ids=["reload", "restart-fallback"])
 def test_each_variant_is_what_runs(run_folder: RunFolder, reload_wait: float) -> None:
     """Shipped, then overbooking, then shipped again; with reload_wait 0 every change goes through a restart."""
-    bench = Bench(run_folder, reload_wait=reload_wait)
+    bench = Workbench(run_folder, reload_wait=reload_wait)
     try:
         async def sequence() -> list[dict]:
             shipped = await run_experiment(bench, "shipped", {}, 6)

@@ -1,0 +1,88 @@
+"""The experiments' workbench: one `wrangler dev` that serves each variant of the learner's `src/index.js`.
+
+A variant is the run's own index.js with a few exact text replacements (`apply_edits`); writing it atomically
+makes wrangler dev reload (about 0.7 s here), and if its file watcher misses the change within RELOAD_WAIT, the
+server is restarted on the same state. The workbench lives in `<run>/experiments/` with its own SQLite state.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+
+from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
+from reservation_lab.errors import LabError
+from reservation_lab.runtime.devserver import RELOAD_LINE, DevServer, start_dev_server
+
+RELOAD_WAIT = 10.0  # seconds to wait for wrangler dev's own reload before restarting it on the same state
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` to a temporary file beside `path`, then rename it over `path` (readers see old or new)."""
+    temporary = path.with_name(f".{path.name}.writing")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+def apply_edits(source: str, edits: Mapping[str, str]) -> str:
+    """`source` with each `old` text replaced by its `new` one; each old text must occur exactly once."""
+    for old, new in edits.items():
+        count = source.count(old)
+        if count != 1:
+            raise LabError("errors.edit_not_once", text=repr(old), count=count)
+        source = source.replace(old, new)
+    return source
+
+
+class Workbench:
+    """The experiments' workbench: their own run folder and one reloading dev server (started on first use,
+    stopped by close())."""
+
+    def __init__(self, run: RunFolder, port: int = 0, reload_wait: float = RELOAD_WAIT) -> None:
+        self.run = run
+        self.port = port
+        self.reload_wait = reload_wait
+        self.restarts = 0  # how often wrangler dev missed a change and was restarted instead
+        self.folder = create_run_folder(run.root / "experiments", name=run.name)
+        write_wrangler_config(self.folder)
+        self.server: DevServer | None = None
+
+    def learners_files(self) -> str:
+        """Copy the run's Worker files (as the cells wrote them, with the learner's edits); return its index.js."""
+        for source in (self.run.root / "src").glob("*.js"):
+            if source.name != "index.js":
+                shutil.copyfile(source, self.folder.root / "src" / source.name)
+        return (self.run.root / "src" / "index.js").read_text()
+
+    def serve(self, edits: Mapping[str, str]) -> DevServer:
+        """Serve the learner's index.js with `edits` applied (none: as shipped).
+
+        A changed file is written atomically (a build never sees half of it) and wrangler dev reloads it; if no
+        reload is reported within `reload_wait` seconds (its file watcher polls and can miss or lag a change on
+        a busy machine), the server is restarted on the same state, which serves the file as it is now.
+        """
+        index = self.folder.root / "src" / "index.js"
+        variant = apply_edits(self.learners_files(), edits)
+        if self.server is None:
+            write_atomically(index, variant)
+            self.server = start_dev_server(self.folder, port=self.port, log_name="experiments.log")
+        elif index.read_text() != variant:
+            mark = self.server.log_size()
+            write_atomically(index, variant)
+            if not self.server.wait_for_log(RELOAD_LINE, since=mark, timeout=self.reload_wait):
+                self.restarts += 1
+                self.restart()
+        return self.server
+
+    def restart(self) -> DevServer:
+        """Stop the experiments' server and start it again on the same state (the constructor runs again)."""
+        if self.server is not None:
+            self.server.stop()
+        self.server = start_dev_server(self.folder, port=self.port, log_name="experiments-restarted.log")
+        return self.server
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.stop()
