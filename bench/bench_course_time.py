@@ -7,7 +7,7 @@ The floor is what the notebook cannot avoid, measured in the same run: two cold 
 Worker's node tests (`reservation_lab.runtime.nodetests.run_node_tests`) and `wrangler deploy --dry-run`
 (`reservation_lab.runtime.wrangler.dry_run`). The race cell starts two more servers (the naive and the atomic
 Worker), so a second ratio counts those too (two more measured starts). The notebook is
-`reservation_lab.course.papermill_run.run_course(language, log_output=False)` with papermill into a temporary folder:
+`reservation_lab.authoring.papermill_run.run_course(language, log_output=False)` with papermill into a temporary folder:
 kernel start, imports, every cell. The same notebook without its Experiments part (every cell whose id starts
 with `experiment` or `md-experiment`) runs too, so the experiments' share is a ratio of two runs measured here.
 Prints each time and the ratios; `--quick` measures only the floor (a few seconds) and prints the dev servers'
@@ -23,9 +23,10 @@ from pathlib import Path
 import nbformat
 from common import cold_start_stop, load_line, machine_line, print_ratio, timed
 
-from reservation_lab.course.builder import notebook_path
-from reservation_lab.course.papermill_run import run_course
-from reservation_lab.domain.config import create_run_folder, write_wrangler_config
+from reservation_lab.authoring.builder import notebook_path
+from reservation_lab.authoring.papermill_run import run_course
+from reservation_lab.domain.config import write_wrangler_config
+from reservation_lab.domain.runs import create_run_folder
 from reservation_lab.runtime.nodetests import run_node_tests
 from reservation_lab.runtime.processes import processes_mentioning
 from reservation_lab.runtime.wrangler import dry_run

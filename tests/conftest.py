@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from reservation_lab.domain.client import LabClient
-from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
+from reservation_lab.domain.config import write_wrangler_config
+from reservation_lab.domain.runs import RunFolder, create_run_folder
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 from reservation_lab.runtime.ports import port_is_free
 from reservation_lab.runtime.processes import group_members

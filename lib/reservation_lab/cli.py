@@ -73,8 +73,9 @@ def _verify(args: argparse.Namespace) -> int:
     """Run the verifier for a run folder; 0 on PASS, 1 on FAIL (LabError for setup problems)."""
     from reservation_lab.cloud import steps
     from reservation_lab.cloud.verify import VerificationFailed
+    from reservation_lab.domain.runs import open_run
 
-    run = steps.run_from_folder(args.workdir)
+    run = open_run(args.workdir)
     try:
         sizes = {"burst_size": args.burst_size} if args.burst_size else {}
         steps.verify(run, args.mode, app_url=args.app_url, **sizes)

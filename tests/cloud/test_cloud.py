@@ -24,13 +24,13 @@ from reservation_lab.cloud.steps import (
     parse_deployment,
     parse_whoami,
     reports_deletion,
-    run_from_folder,
     url_from_text,
     wait_until_ready,
 )
 from reservation_lab.cloud.verify import VerificationFailed
 from reservation_lab.domain.burst import send_burst_sync
-from reservation_lab.domain.config import RunFolder, create_run_folder, write_cleanup_config, write_wrangler_config
+from reservation_lab.domain.config import write_cleanup_config, write_wrangler_config
+from reservation_lab.domain.runs import RunFolder, create_run_folder, open_run
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import Message
 from reservation_lab.runtime.devserver import DevServer
@@ -403,12 +403,12 @@ def test_verify_refuses_unknown_mode_and_missing_url(run: RunFolder, no_wrangler
         cloud.verify(run, "deployed", token=TOKEN, transport=cloudflare(200, []))
 
 
-def test_account_id_and_run_from_folder(run: RunFolder, tmp_path: Path) -> None:
+def test_account_id_and_open_run(run: RunFolder, tmp_path: Path) -> None:
     assert config_account_id(run) == LAB_ID
-    assert run_from_folder(run.root) == run
+    assert open_run(run.root) == run
     bare = create_run_folder(tmp_path / "bare")
     write_wrangler_config(bare)
     with raises_key("cloud.no_account_id", LabError):
         config_account_id(bare)
     with raises_key("cloud.run_folder_no_config", LabError):
-        run_from_folder(tmp_path / "nowhere")
+        open_run(tmp_path / "nowhere")

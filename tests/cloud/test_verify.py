@@ -25,7 +25,8 @@ from reservation_lab.cloud.verify import (
 )
 from reservation_lab.domain.burst import send_burst_sync
 from reservation_lab.domain.client import LabClient
-from reservation_lab.domain.config import create_run_folder, write_wrangler_config
+from reservation_lab.domain.config import write_wrangler_config
+from reservation_lab.domain.runs import create_run_folder
 from reservation_lab.i18n import Message
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 from reservation_lab.runtime.ports import port_is_free

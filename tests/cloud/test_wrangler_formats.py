@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from reservation_lab.cloud.steps import deployment_from_ndjson, parse_whoami, reports_deletion
-from reservation_lab.domain.config import CLASS_NAME, RunFolder
+from reservation_lab.domain.config import CLASS_NAME
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.paths import WORKER_DIR
 from reservation_lab.runtime.toolchain import find_toolchain
 from reservation_lab.runtime.wrangler import run_wrangler, wrangler_env

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from reservation_lab.cloudflare_double.double import CloudflareDouble
-from reservation_lab.domain.config import RunFolder, create_run_folder, write_cleanup_config, write_wrangler_config
+from reservation_lab.domain.config import write_cleanup_config, write_wrangler_config
+from reservation_lab.domain.runs import RunFolder, create_run_folder
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ import pytest
 from reservation_lab.cloud import steps as cloud
 from reservation_lab.cloud.cleanup import cleanup, cleanup_words, left_deployed, runs_left_deployed
 from reservation_lab.cloudflare_double.double import CloudflareDouble
-from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
+from reservation_lab.domain.config import write_wrangler_config
+from reservation_lab.domain.runs import RunFolder, create_run_folder
 from reservation_lab.paths import REPO_ROOT
 
 

@@ -10,8 +10,8 @@ from reservation_lab.cloud import steps as cloud
 from reservation_lab.cloudflare_double.double import CloudflareDouble
 from reservation_lab.domain.burst import send_burst_sync
 from reservation_lab.domain.client import LabClient
-from reservation_lab.domain.config import RunFolder
 from reservation_lab.domain.invariants import check_burst, durable_view, expected_summary, expected_totals
+from reservation_lab.domain.runs import RunFolder
 
 
 def secrets_of(double: CloudflareDouble) -> list[str]:
@@ -58,7 +58,8 @@ def test_deploy_burst_verify_redeploy_cleanup_delete(double: CloudflareDouble, c
 def test_device_login_whoami_token_logout_and_nothing_secret_left(oauth_double: CloudflareDouble, tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """wrangler login --device against the double's https OAuth endpoints, then logout revokes the token."""
-    from reservation_lab.domain.config import create_run_folder, write_wrangler_config
+    from reservation_lab.domain.config import write_wrangler_config
+    from reservation_lab.domain.runs import create_run_folder
 
     run = create_run_folder(tmp_path / "run")
     write_wrangler_config(run, oauth_double.account.id)

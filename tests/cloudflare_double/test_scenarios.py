@@ -6,7 +6,7 @@ import pytest
 
 from reservation_lab.cloud import steps as cloud
 from reservation_lab.cloudflare_double.double import CloudflareDouble
-from reservation_lab.domain.config import RunFolder
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError, WranglerError
 from reservation_lab.i18n import message
 

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from reservation_lab.domain.client import LabClient
-from reservation_lab.domain.config import RunFolder
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.drills.bad_input import (
     CASES,
     OPENAPI,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reservation_lab.authoring.builder import load_cells
-from reservation_lab.domain.config import RunFolder
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError
 from reservation_lab.experiments.variants import run_experiment
 from reservation_lab.experiments.workbench import Workbench, apply_edits, write_atomically

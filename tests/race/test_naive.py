@@ -10,8 +10,9 @@ import pytest
 
 from reservation_lab.domain.burst import send_burst_sync
 from reservation_lab.domain.client import LabClient
-from reservation_lab.domain.config import RunFolder, check_run_name
+from reservation_lab.domain.config import check_run_name
 from reservation_lab.domain.invariants import CAPACITY, check_burst, summarize
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import InvariantError, LabError
 from reservation_lab.paths import WORKER_DIR, WORKER_SRC
 from reservation_lab.race.naive import naive_config_path, naive_state_dir, start_naive_server, write_naive_config

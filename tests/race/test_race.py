@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from reservation_lab.domain.checker import check_history
-from reservation_lab.domain.config import RunFolder
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.race.demo import race_naive_and_atomic
 from reservation_lab.runtime.processes import processes_mentioning
 

@@ -11,7 +11,7 @@ import time
 
 import httpx
 
-from reservation_lab.domain.config import RunFolder
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import DevServerError, PortBusyError
 from reservation_lab.runtime.devserver import start_dev_server
 from reservation_lab.runtime.ports import LOOPBACK, port_is_free
@@ -71,7 +71,8 @@ def test_restart_keeps_the_durable_state(dev_server_factory, run_folder: RunFold
 
 
 def test_two_servers_run_side_by_side(dev_server_factory, tmp_path) -> None:
-    from reservation_lab.domain.config import create_run_folder, write_wrangler_config
+    from reservation_lab.domain.config import write_wrangler_config
+    from reservation_lab.domain.runs import create_run_folder
 
     runs = [create_run_folder(tmp_path / f"r{i}") for i in range(2)]
     for run in runs:
@@ -87,7 +88,7 @@ def test_watchdog_ends_the_group_when_the_parent_is_killed(run_folder: RunFolder
     script = textwrap.dedent(
         f"""
         import sys, time
-        from reservation_lab.domain.config import RunFolder
+        from reservation_lab.domain.runs import RunFolder
         from pathlib import Path
         from reservation_lab.runtime.devserver import start_dev_server
         server = start_dev_server(RunFolder(Path({str(run_folder.root)!r}), {run_folder.name!r}))

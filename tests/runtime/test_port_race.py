@@ -10,7 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
+from reservation_lab.domain.config import write_wrangler_config
+from reservation_lab.domain.runs import RunFolder, create_run_folder
 from reservation_lab.errors import DevServerError, PortBusyError
 from reservation_lab.runtime import devserver
 from reservation_lab.runtime.devserver import DevServer, start_dev_server

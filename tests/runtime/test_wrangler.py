@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reservation_lab.domain.config import RunFolder
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError, WranglerError
 from reservation_lab.runtime.ports import LOOPBACK, free_port
 from reservation_lab.runtime.processes import group_members, processes_mentioning

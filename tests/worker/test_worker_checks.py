@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from reservation_lab.domain.config import RunFolder
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.runtime.nodetests import run_node_tests
 from reservation_lab.runtime.wrangler import dry_run
 

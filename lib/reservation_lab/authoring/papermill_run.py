@@ -28,10 +28,10 @@ class _CellMarkers(logging.Filter):
 def _clean_up_after(root: Path) -> None:
     """A real-cloud run that stopped after a deploy leaves nothing behind: run the cleanup for it."""
     from reservation_lab.cloud.cleanup import cleanup, left_deployed
-    from reservation_lab.cloud.steps import run_from_folder
+    from reservation_lab.domain.runs import open_run
 
     try:
-        left = left_deployed(run_from_folder(root))
+        left = left_deployed(open_run(root))
     except LabError:
         return  # no run config yet: nothing was deployed
     if left:

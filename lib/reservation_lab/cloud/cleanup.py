@@ -18,11 +18,11 @@ from reservation_lab.cloud.steps import (
     config_account_id,
     delete_worker,
     deploy,
-    run_from_folder,
     verify,
 )
 from reservation_lab.cloud.verify import Verdict
-from reservation_lab.domain.config import RunFolder, check_run_name, write_cleanup_config
+from reservation_lab.domain.config import check_run_name, write_cleanup_config
+from reservation_lab.domain.runs import RunFolder, open_run
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import message
 from reservation_lab.paths import REPO_ROOT, RUNS_DIR
@@ -45,7 +45,7 @@ def runs_left_deployed(runs_dir: Path = RUNS_DIR) -> list[Path]:
     found = []
     for folder in sorted(runs_dir.glob("labex-c10-o03-*"), key=lambda p: p.stat().st_mtime):
         try:
-            if left_deployed(run_from_folder(folder)):
+            if left_deployed(open_run(folder)):
                 found.append(folder)
         except LabError:
             continue
@@ -65,7 +65,7 @@ def cleanup_words(root: Path) -> list[str]:
 
 def cleanup(workdir: str | Path, echo: Echo = STDOUT) -> Verdict:
     """Delete exactly this run's Worker and its namespace, whatever is left of them; then prove it. Re-runnable."""
-    run = run_from_folder(workdir)
+    run = open_run(workdir)
     check_run_name(run.name)
     account_id = config_account_id(run)
     if not run.cleanup_config.exists():  # a failure before step 7 wrote it: the same file its cell writes

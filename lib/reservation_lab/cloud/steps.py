@@ -18,9 +18,10 @@ import httpx
 
 from reservation_lab.cloud.api import CloudflareAPI, first_json_object, parse_auth_token, token_from_env
 from reservation_lab.cloud.verify import MODES, Verdict, VerificationFailed, verify_deleted, verify_deployed
-from reservation_lab.domain.config import CLASS_NAME, RunFolder, check_run_name, read_config
+from reservation_lab.domain.config import CLASS_NAME, check_run_name, read_config
 from reservation_lab.domain.model import BURST_SIZE, CAPACITY
 from reservation_lab.domain.routes import status_path
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError, WranglerError
 from reservation_lab.i18n import Message, describe, message
 from reservation_lab.paths import REPO_ROOT
@@ -316,15 +317,6 @@ def delete_worker(run: RunFolder, echo: Echo = STDOUT) -> None:
     asked = DELETE_PROMPT.findall(result.output)
     if asked != [run.name] or f"Successfully deleted {run.name}" not in result.output:
         raise LabError("cloud.delete_unconfirmed", name=run.name)
-
-
-def run_from_folder(workdir: str | Path) -> RunFolder:
-    """The RunFolder of an existing run folder (its wrangler.jsonc holds the run name)."""
-    root = Path(workdir).expanduser().resolve()
-    config = RunFolder(root=root, name="").config
-    if not config.exists():
-        raise LabError("cloud.run_folder_no_config", path=config)
-    return RunFolder(root=root, name=check_run_name(str(read_config(config).get("name"))))
 
 
 def config_account_id(run: RunFolder) -> str:

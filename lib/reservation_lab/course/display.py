@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from reservation_lab.domain.burst import Decision
-from reservation_lab.domain.config import RunFolder, redacted
+from reservation_lab.domain.config import redacted
 from reservation_lab.domain.invariants import all_replayed
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import describe, message, plural
 from reservation_lab.race.demo import Race

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from reservation_lab.course.display import print_json
 from reservation_lab.course.session import current
 from reservation_lab.domain.checker import explain
-from reservation_lab.domain.config import RunFolder
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.experiments.variants import Outcome, durable, run_experiment
 from reservation_lab.experiments.workbench import Workbench
 

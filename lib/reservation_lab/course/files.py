@@ -10,12 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reservation_lab.domain.config import (
-    RunFolder,
-    cleanup_config_text,
-    write_cleanup_config_text,
-    write_wrangler_config,
-)
+from reservation_lab.domain.config import cleanup_config_text, write_cleanup_config_text, write_wrangler_config
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import message
 from reservation_lab.paths import WORKER_DIR, WORKER_SRC

@@ -16,7 +16,7 @@ from typing import Any
 from reservation_lab.cloud.cleanup import left_deployed_line, runs_left_deployed
 from reservation_lab.course.files import register as register_lab_file
 from reservation_lab.course.friendly import friendly_errors
-from reservation_lab.domain.config import RunFolder, create_run_folder
+from reservation_lab.domain.runs import RunFolder, create_run_folder
 from reservation_lab.errors import LabError
 from reservation_lab.experiments.workbench import Workbench
 from reservation_lab.i18n import message, set_language

@@ -1,4 +1,4 @@
-"""A run's own folder and its wrangler configs (main and cleanup), derived from worker/wrangler.jsonc.
+"""The wrangler configs of a run (main and cleanup) and its Worker name, derived from worker/wrangler.jsonc.
 
 The template worker/wrangler.jsonc is the one source of the Worker's settings: compatibility date, workers.dev,
 preview URLs, observability, the Durable Object binding and its SQLite class. Every config a run writes is that template
@@ -12,21 +12,31 @@ import json
 import re
 import secrets
 import shutil
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import json5
 
 from reservation_lab.errors import LabError
-from reservation_lab.paths import RUNS_DIR, WORKER_DIR, WORKER_SRC
+from reservation_lab.paths import WORKER_DIR, WORKER_SRC
 
 RUN_PREFIX = "labex-c10-o03-"
 RUN_NAME = re.compile(r"^labex-c10-o03-[0-9a-f]{12}$")
 TEMPLATE = WORKER_DIR / "wrangler.jsonc"
-WORKER_FILES = ("index.js", "front.js", "validation.js", "cleanup.js")
-TEST_FILES = ("cloudflare-loader.mjs", "do-harness.mjs", "worker.test.mjs")
+
+
+class RunPaths(Protocol):
+    """What a config writer needs of a run (domain.runs.RunFolder has it): its Worker name and config paths."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def root(self) -> Path: ...
+    @property
+    def config(self) -> Path: ...
+    @property
+    def cleanup_config(self) -> Path: ...
 
 
 @cache
@@ -59,50 +69,6 @@ def check_run_name(name: str) -> str:
     if not RUN_NAME.fullmatch(name):
         raise LabError("errors.not_a_run_name", name=name, prefix=RUN_PREFIX)
     return name
-
-
-def _inside(relative: str, what: str) -> property:
-    """A RunFolder path: `relative` under the run's root."""
-    return property(lambda run: run.root / relative, doc=f"{what}: <run folder>/{relative}")
-
-
-@dataclass(frozen=True)
-class RunFolder:
-    """Everything one run writes: config, Worker source copy, state, logs, responses."""
-
-    root: Path
-    name: str
-
-    config = _inside("wrangler.jsonc", "the run's wrangler config")
-    cleanup_config = _inside("wrangler.cleanup.jsonc", "the tombstone config of step 7")
-    state_dir = _inside("local-state", "wrangler dev's SQLite state (--persist-to)")
-    logs_dir = _inside("logs", "wrangler's and the dev servers' logs")
-
-
-def create_run_folder(workdir: str | Path | None = None, name: str | None = None) -> RunFolder:
-    """Create a run folder (default: .runs/<name> in the repo) with a copy of the Worker source."""
-    root = Path(workdir).expanduser().resolve() if workdir else None
-    if name is None and root is not None and RUN_NAME.fullmatch(root.name):
-        name = root.name  # a folder named like a run keeps its name as the Worker name
-    name = check_run_name(name or new_run_name())
-    root = root or RUNS_DIR / name
-    for folder in ("src", "test", "logs"):
-        (root / folder).mkdir(parents=True, exist_ok=True)
-    for file in WORKER_FILES:
-        shutil.copyfile(WORKER_SRC / file, root / "src" / file)
-    for file in TEST_FILES:  # the node tests run against the run's copy (the learner's edit)
-        shutil.copyfile(WORKER_DIR / "test" / file, root / "test" / file)
-    shutil.copyfile(WORKER_DIR / "package.json", root / "package.json")  # ES modules, and `npm test`
-    link_pinned_wrangler(root)
-    return RunFolder(root=root, name=name)
-
-
-def link_pinned_wrangler(root: Path) -> None:
-    """root/node_modules -> worker/node_modules, so `npx wrangler` in the run folder finds the pinned wrangler
-    (npx looks in the folder and its parents) and never downloads one."""
-    link = root / "node_modules"
-    if not link.exists() and not link.is_symlink():
-        link.symlink_to(WORKER_DIR / "node_modules", target_is_directory=True)
 
 
 def _named(name: str, account_id: str | None, settings: dict[str, Any]) -> dict[str, Any]:
@@ -162,7 +128,7 @@ def _write_jsonc(path: Path, config: dict) -> Path:
     return path
 
 
-def write_wrangler_config(run: RunFolder, account_id: str | None = None, text: str | None = None) -> Path:
+def write_wrangler_config(run: RunPaths, account_id: str | None = None, text: str | None = None) -> Path:
     """Write the run's wrangler.jsonc (from the template, or `text`); the account ID goes to the file only."""
     return _write_jsonc(run.config, wrangler_config(run.name, account_id, text))
 
@@ -172,7 +138,7 @@ def cleanup_config_text() -> str:
     return json.dumps(cleanup_config(PLACEHOLDER_NAME), indent=2) + "\n"
 
 
-def write_cleanup_config_text(run: RunFolder, text: str, account_id: str | None = None) -> Path:
+def write_cleanup_config_text(run: RunPaths, text: str, account_id: str | None = None) -> Path:
     """Write wrangler.cleanup.jsonc from a cell's text, with this run's name (and account)."""
     settings = parse_jsonc(text, "wrangler.cleanup.jsonc")
     for key in ("name", "account_id"):
@@ -180,7 +146,7 @@ def write_cleanup_config_text(run: RunFolder, text: str, account_id: str | None 
     return _write_jsonc(run.cleanup_config, _named(run.name, account_id, settings))
 
 
-def write_cleanup_config(run: RunFolder, account_id: str | None = None) -> Path:
+def write_cleanup_config(run: RunPaths, account_id: str | None = None) -> Path:
     """Write src/cleanup.js and wrangler.cleanup.jsonc for exactly this run's Worker."""
     shutil.copyfile(WORKER_SRC / "cleanup.js", run.root / "src" / "cleanup.js")
     return _write_jsonc(run.cleanup_config, cleanup_config(run.name, account_id))

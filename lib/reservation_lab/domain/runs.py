@@ -1,4 +1,9 @@
-"""A throwaway run with a healthy dev server: made, served, stopped, proven gone; its logs kept on failure."""
+"""Run folders: create one (`.runs/<run name>` or a given folder), open an existing one, or make a throwaway one
+with a healthy dev server that is stopped and proven gone afterwards (its logs kept on failure).
+
+A run folder holds everything one run writes: its wrangler configs (domain.config), a copy of the Worker source
+and its node tests, the SQLite state and the logs.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,71 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reservation_lab.domain.config import create_run_folder, write_wrangler_config
+from reservation_lab.domain.config import RUN_NAME, check_run_name, new_run_name, read_config, write_wrangler_config
+from reservation_lab.errors import LabError
 from reservation_lab.i18n import message
+from reservation_lab.paths import RUNS_DIR, WORKER_DIR, WORKER_SRC
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
+
+WORKER_FILES = ("index.js", "front.js", "validation.js", "cleanup.js")
+TEST_FILES = ("cloudflare-loader.mjs", "do-harness.mjs", "worker.test.mjs")
+
+
+def _inside(relative: str, what: str) -> property:
+    """A RunFolder path: `relative` under the run's root."""
+    return property(lambda run: run.root / relative, doc=f"{what}: <run folder>/{relative}")
+
+
+@dataclass(frozen=True)
+class RunFolder:
+    """Everything one run writes: config, Worker source copy, state, logs, responses."""
+
+    root: Path
+    name: str
+
+    config = _inside("wrangler.jsonc", "the run's wrangler config")
+    cleanup_config = _inside("wrangler.cleanup.jsonc", "the tombstone config of step 7")
+    state_dir = _inside("local-state", "wrangler dev's SQLite state (--persist-to)")
+    logs_dir = _inside("logs", "wrangler's and the dev servers' logs")
+
+
+def create_run_folder(workdir: str | Path | None = None, name: str | None = None) -> RunFolder:
+    """Create a run folder (default: .runs/<name> in the repo) with a copy of the Worker source."""
+    root = Path(workdir).expanduser().resolve() if workdir else None
+    if name is None and root is not None and RUN_NAME.fullmatch(root.name):
+        name = root.name  # a folder named like a run keeps its name as the Worker name
+    name = check_run_name(name or new_run_name())
+    root = root or RUNS_DIR / name
+    for folder in ("src", "test", "logs"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    for file in WORKER_FILES:
+        shutil.copyfile(WORKER_SRC / file, root / "src" / file)
+    for file in TEST_FILES:  # the node tests run against the run's copy (the learner's edit)
+        shutil.copyfile(WORKER_DIR / "test" / file, root / "test" / file)
+    shutil.copyfile(WORKER_DIR / "package.json", root / "package.json")  # ES modules, and `npm test`
+    link_pinned_wrangler(root)
+    return RunFolder(root=root, name=name)
+
+
+def link_pinned_wrangler(root: Path) -> None:
+    """root/node_modules -> worker/node_modules, so `npx wrangler` in the run folder finds the pinned wrangler
+    (npx looks in the folder and its parents) and never downloads one."""
+    link = root / "node_modules"
+    if not link.exists() and not link.is_symlink():
+        link.symlink_to(WORKER_DIR / "node_modules", target_is_directory=True)
+
+
+def open_run(workdir: str | Path) -> RunFolder:
+    """The RunFolder of an existing run folder (its wrangler.jsonc holds the run name)."""
+    root = Path(workdir).expanduser().resolve()
+    config = root / "wrangler.jsonc"
+    if not config.exists():
+        raise LabError("cloud.run_folder_no_config", path=config)
+    return RunFolder(root=root, name=check_run_name(str(read_config(config).get("name"))))
 
 
 @contextmanager

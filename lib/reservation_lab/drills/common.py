@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from reservation_lab.domain.burst import run_outside_loop
-from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
+from reservation_lab.domain.config import write_wrangler_config
 from reservation_lab.domain.invariants import expected_totals
+from reservation_lab.domain.runs import RunFolder, create_run_folder
 from reservation_lab.errors import InvariantError, LabError
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 

@@ -36,7 +36,6 @@ import httpx
 from reservation_lab.domain.burst import Decision, request_ids, reserve_with_retries, send_burst
 from reservation_lab.domain.checker import check_history
 from reservation_lab.domain.client import LabClient
-from reservation_lab.domain.config import RunFolder
 from reservation_lab.domain.invariants import (
     CAPACITY,
     check_equal,
@@ -46,6 +45,7 @@ from reservation_lab.domain.invariants import (
     totals_after,
 )
 from reservation_lab.domain.routes import reservations_path
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.drills.common import (
     DrillFolder,
     add_workdir_option,

@@ -12,7 +12,8 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from reservation_lab.domain.config import RunFolder, create_run_folder, write_wrangler_config
+from reservation_lab.domain.config import write_wrangler_config
+from reservation_lab.domain.runs import RunFolder, create_run_folder
 from reservation_lab.errors import LabError
 from reservation_lab.runtime.devserver import RELOAD_LINE, DevServer, start_dev_server
 

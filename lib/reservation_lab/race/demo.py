@@ -9,9 +9,9 @@ from typing import Any
 
 from reservation_lab.domain.burst import Decision, request_ids, send_burst
 from reservation_lab.domain.client import LabClient
-from reservation_lab.domain.config import RunFolder
 from reservation_lab.domain.model import BURST_SIZE
 from reservation_lab.domain.routes import fresh_workshop
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.race.naive import start_naive_server
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 

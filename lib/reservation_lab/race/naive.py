@@ -13,7 +13,8 @@ import json
 import shutil
 from pathlib import Path
 
-from reservation_lab.domain.config import BINDING, CLASS_NAME, RunFolder, worker_template
+from reservation_lab.domain.config import BINDING, CLASS_NAME, worker_template
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.paths import WORKER_SRC
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from reservation_lab.domain.client import LabClient
-from reservation_lab.domain.config import RunFolder
+from reservation_lab.domain.runs import RunFolder
 from reservation_lab.drills.bad_input.cases import CASES, RESERVATIONS, SEED_WORKSHOP, STATUS, json_body
 from reservation_lab.drills.bad_input.digest import StateDigest, durable_digest
 from reservation_lab.drills.bad_input.generation import generate, hypothesis_home
