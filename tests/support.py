@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from reservation_lab.domain.model import CAPACITY
+from reservation_lab.domain.facts import CAPACITY
 from reservation_lab.errors import InvariantError, LabError
 from reservation_lab.runtime.processes import live_processes
 

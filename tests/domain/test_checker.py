@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from reservation_lab.domain.burst import Attempt, Decision
 from reservation_lab.domain.checker import CheckResult, Step, check_history, explain
+from reservation_lab.domain.decisions import Attempt, Decision
 from reservation_lab.errors import LabError
 from tests.support import CAPACITY, acc, body, rej, status
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from reservation_lab.domain.burst import Attempt, Decision
+from reservation_lab.domain.decisions import Attempt, Decision
 from reservation_lab.domain.invariants import (
     CAPACITY,
     Summary,

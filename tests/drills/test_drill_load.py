@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reservation_lab.domain.burst import Attempt, Decision
+from reservation_lab.domain.decisions import Attempt, Decision
 from reservation_lab.drills.load import (
     LoadReport,
     add_arguments,

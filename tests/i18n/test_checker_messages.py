@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from reservation_lab.domain.burst import Decision
 from reservation_lab.domain.checker import CheckResult, check_history, describe, explain
 from reservation_lab.domain.checker import explanation as checker  # the module whose describe() explain() uses
+from reservation_lab.domain.decisions import Decision
 from reservation_lab.i18n import Message, languages
 from reservation_lab.i18n.catalog import _form, entries
 from tests.support import acc, body, rej, status

@@ -8,7 +8,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from reservation_lab.domain.burst import Attempt, Decision  # noqa: E402
+from reservation_lab.domain.burst import Decision  # noqa: E402
+from reservation_lab.domain.decisions import Attempt
 from reservation_lab.race.plots import label, plot_bursts  # noqa: E402
 
 

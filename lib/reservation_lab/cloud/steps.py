@@ -19,7 +19,7 @@ import httpx
 from reservation_lab.cloud.api import CloudflareAPI, first_json_object, parse_auth_token, token_from_env
 from reservation_lab.cloud.verify import MODES, Verdict, VerificationFailed, verify_deleted, verify_deployed
 from reservation_lab.domain.config import CLASS_NAME, check_run_name, read_config
-from reservation_lab.domain.model import BURST_SIZE, CAPACITY
+from reservation_lab.domain.facts import BURST_SIZE, CAPACITY
 from reservation_lab.domain.routes import status_path
 from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError, WranglerError

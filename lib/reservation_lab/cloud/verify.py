@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 import httpx
 
 from reservation_lab.cloud.api import APIError, CloudflareAPI, is_not_found
-from reservation_lab.domain.burst import Decision, send_burst_sync
+from reservation_lab.domain.burst import send_burst_sync
 from reservation_lab.domain.client import LabClient
 from reservation_lab.domain.config import BINDING, CLASS_NAME
+from reservation_lab.domain.decisions import Decision
+from reservation_lab.domain.facts import BURST_SIZE
 from reservation_lab.domain.invariants import check_burst, durable_view, expected_summary, expected_totals
-from reservation_lab.domain.model import BURST_SIZE
 from reservation_lab.errors import InvariantError, LabError
 from reservation_lab.i18n import REFERENCE, Message, describe
 from reservation_lab.runtime.redact import redact

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from reservation_lab.domain.burst import Decision
 from reservation_lab.domain.config import redacted
+from reservation_lab.domain.decisions import Decision
 from reservation_lab.domain.invariants import all_replayed
 from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError

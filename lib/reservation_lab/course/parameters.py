@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from reservation_lab.domain.model import BURST_SIZE
+from reservation_lab.domain.facts import BURST_SIZE
 
 DEFAULTS: dict[str, Any] = {
     "cloud": False,  # False: local only; True: your Cloudflare account; "rehearsal": a local stand-in for it

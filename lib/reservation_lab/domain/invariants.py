@@ -6,8 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, NoReturn
 
-from reservation_lab.domain.burst import Decision
-from reservation_lab.domain.model import CAPACITY, STATUS_FIELDS
+from reservation_lab.domain.decisions import Decision
+from reservation_lab.domain.facts import CAPACITY, STATUS_FIELDS
 from reservation_lab.errors import BurstReplayed, InvariantError
 from reservation_lab.i18n import REFERENCE, Message, describe
 

@@ -33,9 +33,10 @@ from typing import Any
 
 import httpx
 
-from reservation_lab.domain.burst import Decision, request_ids, reserve_with_retries, send_burst
+from reservation_lab.domain.burst import request_ids, reserve_with_retries, send_burst
 from reservation_lab.domain.checker import check_history
 from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.decisions import Decision
 from reservation_lab.domain.invariants import (
     CAPACITY,
     check_equal,

@@ -32,8 +32,9 @@ from typing import Any
 
 import httpx
 
-from reservation_lab.domain.burst import RETRY_STATUSES, Decision, doubling_backoff, reserve_with_retries
+from reservation_lab.domain.burst import RETRY_STATUSES, doubling_backoff, reserve_with_retries
 from reservation_lab.domain.checker import check_history
+from reservation_lab.domain.decisions import Decision
 from reservation_lab.domain.invariants import answered_totals_problems
 from reservation_lab.domain.routes import reservations_path, status_path
 from reservation_lab.drills.common import (

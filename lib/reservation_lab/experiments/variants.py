@@ -8,9 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from reservation_lab.domain.burst import Decision, request_ids, send_burst
+from reservation_lab.domain.burst import request_ids, send_burst
 from reservation_lab.domain.checker import CheckResult, check_history
 from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.decisions import Decision
 from reservation_lab.domain.invariants import durable_view
 from reservation_lab.domain.routes import fresh_workshop
 from reservation_lab.experiments.workbench import Workbench

@@ -7,9 +7,10 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
-from reservation_lab.domain.burst import Decision, request_ids, send_burst
+from reservation_lab.domain.burst import request_ids, send_burst
 from reservation_lab.domain.client import LabClient
-from reservation_lab.domain.model import BURST_SIZE
+from reservation_lab.domain.decisions import Decision
+from reservation_lab.domain.facts import BURST_SIZE
 from reservation_lab.domain.routes import fresh_workshop
 from reservation_lab.domain.runs import RunFolder
 from reservation_lab.race.naive import start_naive_server

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from reservation_lab.domain.burst import Decision
+from reservation_lab.domain.decisions import Decision
 from reservation_lab.i18n import message
 
 COLOURS = {"accepted": "#2e7d32", "rejected": "#ef6c00", None: "#c62828"}

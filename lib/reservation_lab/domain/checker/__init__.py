@@ -39,7 +39,7 @@ catalogs). Each problem is kept as a `Message` (a template key and its values) i
 `problems` holds them rendered in English,
 `describe(message, language)` in any language.
 
-The modules: `model` (the result and its problems), `history` (responses into decisions), `chain` (the accepted
+The modules: `verdict` (the result and its problems), `history` (responses into decisions), `chain` (the accepted
 answers along the counter, the rejections on it, the serial order), `fill` (undecided requests in the holes),
 `status` (the status dicts before and after), `check` (the phases in order), `explanation` (`explain`).
 """
@@ -48,8 +48,8 @@ from reservation_lab.domain.checker.check import check_history
 from reservation_lab.domain.checker.explanation import explain
 from reservation_lab.domain.checker.fill import PLAN_STATES, PLAN_UNKNOWNS
 from reservation_lab.domain.checker.history import DECIDED, HTTP_FOR
-from reservation_lab.domain.checker.model import CheckResult, Step
 from reservation_lab.domain.checker.status import STATUS_FIELDS
+from reservation_lab.domain.checker.verdict import CheckResult, Step
 from reservation_lab.i18n import Message, describe, plural
 
 __all__ = ["DECIDED", "HTTP_FOR", "PLAN_STATES", "PLAN_UNKNOWNS", "STATUS_FIELDS", "CheckResult", "Message", "Step",

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from reservation_lab.domain.checker.history import Record
-from reservation_lab.domain.checker.model import COUNTER, Problems, Step
+from reservation_lab.domain.checker.verdict import COUNTER, Problems, Step
 from reservation_lab.i18n import Message, plural
 
 Link = tuple[Record, int, int]  # (request, from, to): one accepted request in counter order

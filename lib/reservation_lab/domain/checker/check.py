@@ -9,8 +9,8 @@ from typing import Any
 from reservation_lab.domain.checker.chain import final_climb, link_accepted, place_rejections, serial_steps
 from reservation_lab.domain.checker.fill import fill_holes
 from reservation_lab.domain.checker.history import Response, read_history
-from reservation_lab.domain.checker.model import CheckResult, Problems
 from reservation_lab.domain.checker.status import check_after, starting_state, wanted_undecided
+from reservation_lab.domain.checker.verdict import CheckResult, Problems
 from reservation_lab.i18n import REFERENCE, describe
 
 

@@ -3,7 +3,7 @@ the `checker` section of the `i18n` catalogs)."""
 
 from __future__ import annotations
 
-from reservation_lab.domain.checker.model import CheckResult
+from reservation_lab.domain.checker.verdict import CheckResult
 from reservation_lab.i18n import Message, current_language, describe, plural
 
 

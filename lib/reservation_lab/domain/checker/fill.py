@@ -16,7 +16,7 @@ from operator import attrgetter
 
 from reservation_lab.domain.checker.chain import Hole, Link, states_inside
 from reservation_lab.domain.checker.history import Record
-from reservation_lab.domain.checker.model import COUNTER, Problems
+from reservation_lab.domain.checker.verdict import COUNTER, Problems
 from reservation_lab.i18n import Message
 
 PLAN_UNKNOWNS = 32  # up to this many undecided requests, the filling is exact (dynamic programming)...

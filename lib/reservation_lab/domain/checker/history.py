@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
-from reservation_lab.domain.burst import Decision
-from reservation_lab.domain.checker.model import ANSWERS, Problems
+from reservation_lab.domain.checker.verdict import ANSWERS, Problems
+from reservation_lab.domain.decisions import Decision
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import Message, plural
 

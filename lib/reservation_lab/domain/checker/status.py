@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from reservation_lab.domain.checker.history import Record
-from reservation_lab.domain.checker.model import ANSWERS, DURABLE, Problems
-from reservation_lab.domain.model import STATUS_FIELDS
+from reservation_lab.domain.checker.verdict import ANSWERS, DURABLE, Problems
+from reservation_lab.domain.facts import STATUS_FIELDS
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import plural
 

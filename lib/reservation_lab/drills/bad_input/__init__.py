@@ -30,7 +30,7 @@ What must hold:
   files are compared as well and reported, but not judged: workerd may checkpoint a WAL at any time.
 
 The modules, one job each: `openapi` (read the document), `js_semantics` (what the Worker's JavaScript makes of
-a path or a body), `model` (request and answer values), `oracle` (the `Contract`: predicted and checked answers),
+a path or a body), `wire` (request and answer values), `oracle` (the `Contract`: predicted and checked answers),
 `cases` (the table), `generation` (hypothesis strategies), `raw_http` (the raw client), `digest` (the SQLite
 digest), `report` (findings and summary), `run` (the drill); this file has the CLI.
 """
@@ -57,7 +57,6 @@ from reservation_lab.drills.bad_input.js_semantics import (
     normalise_path,
     parse_json_like_js,
 )
-from reservation_lab.drills.bad_input.model import Answer, Expected, RawRequest
 from reservation_lab.drills.bad_input.openapi import OPENAPI, OPERATIONS, length_bounds, load_openapi, python_pattern
 from reservation_lab.drills.bad_input.oracle import Contract
 from reservation_lab.drills.bad_input.raw_http import (
@@ -76,6 +75,7 @@ from reservation_lab.drills.bad_input.run import (
     SEED_REJECTED,
     run_bad_input_drill,
 )
+from reservation_lab.drills.bad_input.wire import Answer, Expected, RawRequest
 from reservation_lab.drills.common import add_progress_option, add_workdir_option, bounded_int, removed_note
 
 __all__ = [

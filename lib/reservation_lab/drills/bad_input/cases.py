@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from reservation_lab.drills.bad_input.model import RawRequest
+from reservation_lab.drills.bad_input.wire import RawRequest
 
 SEED_WORKSHOP = "launch-day"
 RESERVATIONS = f"/workshops/{SEED_WORKSHOP}/reservations"

@@ -17,9 +17,9 @@ from typing import Any
 from urllib.parse import quote
 
 from reservation_lab.drills.bad_input.cases import SEED_WORKSHOP
-from reservation_lab.drills.bad_input.model import RawRequest
 from reservation_lab.drills.bad_input.openapi import length_bounds, python_pattern
 from reservation_lab.drills.bad_input.oracle import Contract
+from reservation_lab.drills.bad_input.wire import RawRequest
 
 # Methods workerd's HTTP parser recognises (so they reach the Worker); others are answered by the runtime.
 WORKER_METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "PURGE", "COPY", "LOCK",

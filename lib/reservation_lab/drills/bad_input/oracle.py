@@ -14,8 +14,8 @@ from reservation_lab.drills.bad_input.js_semantics import (
     normalise_path,
     parse_json_like_js,
 )
-from reservation_lab.drills.bad_input.model import Answer, Expected, RawRequest
 from reservation_lab.drills.bad_input.openapi import OPERATIONS, python_patterns, resolve_refs
+from reservation_lab.drills.bad_input.wire import Answer, Expected, RawRequest
 
 
 class Contract:

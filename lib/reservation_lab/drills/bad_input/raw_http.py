@@ -8,7 +8,7 @@ import math
 import select
 import socket
 
-from reservation_lab.drills.bad_input.model import Answer, RawRequest
+from reservation_lab.drills.bad_input.wire import Answer, RawRequest
 from reservation_lab.runtime.ports import LOOPBACK
 from reservation_lab.runtime.waiting import wait_until
 

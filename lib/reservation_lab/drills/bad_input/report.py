@@ -9,7 +9,7 @@ from typing import Any
 
 from reservation_lab.drills.bad_input.cases import SEED_WORKSHOP
 from reservation_lab.drills.bad_input.digest import StateDigest
-from reservation_lab.drills.bad_input.model import Answer, Expected, RawRequest
+from reservation_lab.drills.bad_input.wire import Answer, Expected, RawRequest
 
 
 @dataclass

@@ -15,11 +15,11 @@ from reservation_lab.domain.runs import RunFolder
 from reservation_lab.drills.bad_input.cases import CASES, RESERVATIONS, SEED_WORKSHOP, STATUS, json_body
 from reservation_lab.drills.bad_input.digest import StateDigest, durable_digest
 from reservation_lab.drills.bad_input.generation import generate, hypothesis_home
-from reservation_lab.drills.bad_input.model import Answer, Expected, RawRequest
 from reservation_lab.drills.bad_input.openapi import OPENAPI, load_openapi
 from reservation_lab.drills.bad_input.oracle import Contract
 from reservation_lab.drills.bad_input.raw_http import send_with_retry
 from reservation_lab.drills.bad_input.report import BadInputReport, Finding
+from reservation_lab.drills.bad_input.wire import Answer, Expected, RawRequest
 from reservation_lab.drills.common import DrillFolder, choose_seed, progress_bar, require_between, serving
 from reservation_lab.errors import LabError
 from reservation_lab.runtime.devserver import DevServer
