@@ -1,15 +1,23 @@
-"""Shared fixtures: run folders and real `wrangler dev` servers that are proven gone afterwards."""
+"""Shared fixtures: run folders and real `wrangler dev` servers that are proven gone afterwards, one shared German
+run of the course for the tests that only read it, and the `quick` and `stress` selections."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from reservation_lab.domain.client import LabClient
-from reservation_lab.domain.config import write_wrangler_config
+from reservation_lab.domain.config import new_run_name, write_wrangler_config
 from reservation_lab.domain.runs import RunFolder, create_run_folder
+from reservation_lab.paths import RUNS_DIR
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 from reservation_lab.runtime.ports import port_is_free
 from reservation_lab.runtime.processes import group_members
@@ -68,7 +76,8 @@ def client(dev_server: DevServer) -> Iterator[LabClient]:
         yield lab_client
 
 
-NOT_QUICK = ("tests/course/", "tests/test_bench_smoke.py", "notebooks/")  # notebooks, browser, papermill, benches
+# notebooks, browser, papermill runs, benches: not part of the quick inner loop
+NOT_QUICK = ("tests/course/", "tests/authoring/", "tests/test_cli.py", "tests/test_bench_smoke.py", "notebooks/")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -110,3 +119,32 @@ def offline_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home" / ".config"))
+
+
+@dataclass(frozen=True)
+class CourseRun:
+    """`python -m reservation_lab local` of the German notebook with its defaults (experiments included)."""
+
+    root: Path
+    stdout: str
+    stderr: str
+    returncode: int
+
+    @property
+    def report(self) -> dict:
+        return json.loads((self.root / "report.json").read_text())
+
+    @property
+    def notebook(self) -> nbformat.NotebookNode:
+        return nbformat.read(self.root / "concurrent-reservations.de.ipynb", as_version=4)
+
+
+@pytest.fixture(scope="session")
+def german_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CourseRun]:
+    """The run folder lives in .runs/ (so announced folders are shown relative to the repository); it is removed
+    afterwards, exactly that folder. The command runs from an unrelated folder, as a course author may."""
+    root = RUNS_DIR / new_run_name()
+    proc = subprocess.run([sys.executable, "-m", "reservation_lab", "local", "--workdir", str(root)],
+                          capture_output=True, text=True, timeout=400, cwd=tmp_path_factory.mktemp("elsewhere"))
+    yield CourseRun(root, proc.stdout, proc.stderr, proc.returncode)
+    shutil.rmtree(root, ignore_errors=True)

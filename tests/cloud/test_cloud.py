@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from reservation_lab.cloud import steps as cloud
+from reservation_lab.cloud import steps
 from reservation_lab.cloud.steps import (
     Deployment,
     Identity,
@@ -92,8 +92,8 @@ def no_wrangler(monkeypatch: pytest.MonkeyPatch) -> None:
     def forbidden(*args: Any, **kwargs: Any) -> None:
         raise AssertionError(f"wrangler must not run: {args}")
 
-    monkeypatch.setattr(cloud, "run_wrangler", forbidden)
-    monkeypatch.setattr(cloud, "_capture", forbidden)
+    monkeypatch.setattr(steps, "run_wrangler", forbidden)
+    monkeypatch.setattr(steps, "_capture", forbidden)
 
 
 # whoami
@@ -139,12 +139,12 @@ def test_whoami_without_json() -> None:
 def test_real_wrangler_offline_whoami_token_and_logout(run: RunFolder, offline_home: None,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """The pinned wrangler without credentials: whoami says loggedIn false (printing nothing), no token, logout ok."""
-    identity = cloud.whoami(run)
+    identity = steps.whoami(run)
     assert identity.logged_in is False and identity.accounts == ()
     assert capsys.readouterr().out == ""
     with raises_key("cloud.token_failed", LabError):
-        cloud.api_token(run)
-    cloud.logout(run)
+        steps.api_token(run)
+    steps.logout(run)
     assert "Not logged in" in capsys.readouterr().out
 
 
@@ -165,7 +165,7 @@ def files_containing(root: Path, secret: str) -> list[str]:
 def test_the_login_token_is_in_no_file_the_run_leaves(run: RunFolder, tmp_path: Path, offline_home: None) -> None:
     """The real wrangler's `auth token --json` prints the stored login's token; its debug log would keep it."""
     stored_login(tmp_path / "home", TOKEN)
-    assert cloud.api_token(run) == TOKEN
+    assert steps.api_token(run) == TOKEN
     assert files_containing(run.root, TOKEN) == []
     assert files_containing(tmp_path / "home", TOKEN) == [".config/.wrangler/config/default.toml"]  # wrangler's own
 
@@ -181,7 +181,7 @@ def test_only_local_wrangler_commands_keep_a_debug_log() -> None:
 
 def test_api_token_prefers_the_environment(run: RunFolder, monkeypatch: pytest.MonkeyPatch, no_wrangler: None) -> None:
     monkeypatch.setenv("CLOUDFLARE_API_TOKEN", TOKEN)
-    assert cloud.api_token(run) == TOKEN
+    assert steps.api_token(run) == TOKEN
 
 
 def test_api_token_from_wrangler_auth_token(run: RunFolder, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -192,8 +192,8 @@ def test_api_token_from_wrangler_auth_token(run: RunFolder, monkeypatch: pytest.
         calls.append(args)
         return 0, json.dumps({"type": "oauth", "token": TOKEN}, indent=2) + "\n", ""
 
-    monkeypatch.setattr(cloud, "_capture", capture)
-    assert cloud.api_token(run) == TOKEN
+    monkeypatch.setattr(steps, "_capture", capture)
+    assert steps.api_token(run) == TOKEN
     assert calls == [("auth", "token", "--json")]
 
 
@@ -245,7 +245,7 @@ def fake_wrangler(monkeypatch: pytest.MonkeyPatch, printed: str, ndjson: str | N
             Path(out).write_text(ndjson)
         return WranglerResult(args=args, returncode=0, output=printed)
 
-    monkeypatch.setattr(cloud, "run_wrangler", run_wrangler)
+    monkeypatch.setattr(steps, "run_wrangler", run_wrangler)
     return calls
 
 
@@ -380,7 +380,7 @@ def cloudflare(settings_status: int, namespaces: list[dict]) -> httpx.MockTransp
 
 
 def test_verify_deleted_prints_pass(run: RunFolder, capsys: pytest.CaptureFixture[str]) -> None:
-    verdict = cloud.verify(run, "deleted", token=TOKEN, transport=cloudflare(404, []))
+    verdict = steps.verify(run, "deleted", token=TOKEN, transport=cloudflare(404, []))
     out = capsys.readouterr().out
     assert verdict.passed and out.rstrip().endswith("PASS: deleted")
     assert LAB_ID not in out and TOKEN not in out
@@ -388,7 +388,7 @@ def test_verify_deleted_prints_pass(run: RunFolder, capsys: pytest.CaptureFixtur
 
 def test_verify_deleted_fails_loudly(run: RunFolder, capsys: pytest.CaptureFixture[str]) -> None:
     with raises_key("verify.fail", VerificationFailed, mode="deleted") as caught:
-        cloud.verify(run, "deleted", account_id=LAB_ID, token=TOKEN, transport=cloudflare(200, []), attempts=1)
+        steps.verify(run, "deleted", account_id=LAB_ID, token=TOKEN, transport=cloudflare(200, []), attempts=1)
     still_exists = Message("verify.problem", {"label": Message("verify.label_worker"),
                                               "detail": Message("verify.worker_exists")})
     assert still_exists in caught.value.message.values["problems"]
@@ -398,9 +398,9 @@ def test_verify_deleted_fails_loudly(run: RunFolder, capsys: pytest.CaptureFixtu
 
 def test_verify_refuses_unknown_mode_and_missing_url(run: RunFolder, no_wrangler: None) -> None:
     with raises_key("cloud.verify_mode", LabError):
-        cloud.verify(run, "deploy", token=TOKEN)
+        steps.verify(run, "deploy", token=TOKEN)
     with raises_key("cloud.no_deploy_url", LabError):
-        cloud.verify(run, "deployed", token=TOKEN, transport=cloudflare(200, []))
+        steps.verify(run, "deployed", token=TOKEN, transport=cloudflare(200, []))
 
 
 def test_account_id_and_open_run(run: RunFolder, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from reservation_lab.cli import main
-from reservation_lab.cloud import steps as cloud
+from reservation_lab.cloud import steps
 from reservation_lab.cloud.api import CloudflareAPI
 from reservation_lab.cloud.verify import (
     Verdict,
@@ -319,10 +319,10 @@ def test_command_exit_codes(tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: p
     def fail(*args: Any, **kwargs: Any) -> None:
         raise VerificationFailed("verify.fail", mode="deleted", problems=[Message("verify.worker_exists")])
 
-    monkeypatch.setattr(cloud, "verify", fail)
+    monkeypatch.setattr(steps, "verify", fail)
     assert main(["verify", "deleted", "--workdir", str(run.root), "--burst-size", "10"]) == 1
     assert "FAIL: deleted" in capsys.readouterr().err
-    monkeypatch.setattr(cloud, "verify", lambda *a, **k: None)
+    monkeypatch.setattr(steps, "verify", lambda *a, **k: None)
     assert main(["verify", "deployed", "--workdir", str(run.root), "--app-url", "http://127.0.0.1:9"]) == 0
     assert main(["verify", "deleted", "--workdir", str(tmp_path / "missing")]) == 2
     assert "does not exist" in capsys.readouterr().err

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reservation_lab.cloud import steps as cloud
+from reservation_lab.cloud import steps
 from reservation_lab.cloud.cleanup import cleanup, cleanup_words, left_deployed, runs_left_deployed
 from reservation_lab.cloudflare_double.double import CloudflareDouble
 from reservation_lab.domain.config import write_wrangler_config
@@ -21,7 +21,7 @@ def deployed_run(root: Path, double: CloudflareDouble) -> RunFolder:
     """A run that deployed, then stopped (no step 7 files written)."""
     run = create_run_folder(root)
     write_wrangler_config(run, double.account.id)
-    cloud.deploy(run)
+    steps.deploy(run)
     return run
 
 
@@ -61,13 +61,13 @@ def test_a_failing_cell_after_a_deploy_names_the_cleanup(double: CloudflareDoubl
 
 def test_login_and_logout_say_that_an_api_token_in_the_environment_wins(
         double: CloudflareDouble, cloud_run: RunFolder, capsys: pytest.CaptureFixture[str]) -> None:
-    cloud.login(cloud_run)
+    steps.login(cloud_run)
     printed = capsys.readouterr().out
     assert "CLOUDFLARE_API_TOKEN is set" in printed and "`wrangler login` changes nothing" in printed
-    assert cloud.whoami(cloud_run).logged_in
-    cloud.logout(cloud_run)
+    assert steps.whoami(cloud_run).logged_in
+    steps.logout(cloud_run)
     assert "`wrangler logout` changes nothing" in capsys.readouterr().out
-    assert cloud.whoami(cloud_run).logged_in  # the token still works: that is what the sentence warns about
+    assert steps.whoami(cloud_run).logged_in  # the token still works: that is what the sentence warns about
 
 
 def test_a_status_read_right_after_a_deploy_rides_out_edge_errors(double: CloudflareDouble,
@@ -75,8 +75,8 @@ def test_a_status_read_right_after_a_deploy_rides_out_edge_errors(double: Cloudf
     from reservation_lab.domain.client import LabClient
     from reservation_lab.errors import LabError
 
-    url = cloud.deploy(cloud_run).url
-    cloud.wait_until_ready(url, settle=0)
+    url = steps.deploy(cloud_run).url
+    steps.wait_until_ready(url, settle=0)
     double.account.faults.status_errors = 2
     with LabClient(url, retries=5, retry_delay=0.05) as client:
         assert client.status("after-redeploy")["capacity"] == 4

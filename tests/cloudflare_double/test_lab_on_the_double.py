@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reservation_lab.cloud import steps as cloud
+from reservation_lab.cloud import steps
 from reservation_lab.cloudflare_double.double import CloudflareDouble
 from reservation_lab.domain.burst import send_burst_sync
 from reservation_lab.domain.client import LabClient
@@ -25,27 +25,27 @@ def files_containing(root: Path, secret: str) -> list[str]:
 
 def test_deploy_burst_verify_redeploy_cleanup_delete(double: CloudflareDouble, cloud_run: RunFolder,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    identity = cloud.whoami(cloud_run)
+    identity = steps.whoami(cloud_run)
     assert identity.names() == ["LabEx Learning"]
     assert identity.account_id_for("LabEx Learning") == double.account.id
 
-    deployment = cloud.deploy(cloud_run)
+    deployment = steps.deploy(cloud_run)
     assert deployment.url == f"https://{cloud_run.name}.lab-learner.workers.dev"
-    cloud.wait_until_ready(deployment.url, settle=0)
+    steps.wait_until_ready(deployment.url, settle=0)
     with LabClient(deployment.url) as client:
         before = client.status("cloud-launch")
         decisions = send_burst_sync(deployment.url, "cloud-launch", 10)
         after = client.status("cloud-launch")
         assert check_burst(decisions, before, after) == expected_summary(10)
-        cloud.verify(cloud_run, "deployed", app_url=deployment.url, burst_size=10)
+        steps.verify(cloud_run, "deployed", app_url=deployment.url, burst_size=10)
 
-        cloud.deploy(cloud_run)  # a redeploy replaces the instance, not the SQLite rows
+        steps.deploy(cloud_run)  # a redeploy replaces the instance, not the SQLite rows
         assert durable_view(client.status("cloud-launch")) == expected_totals(10)
 
-    cloud.deploy(cloud_run, cleanup=True)
+    steps.deploy(cloud_run, cleanup=True)
     assert double.account.namespaces == []
-    cloud.delete_worker(cloud_run)
-    cloud.verify(cloud_run, "deleted", attempts=1)
+    steps.delete_worker(cloud_run)
+    steps.verify(cloud_run, "deleted", attempts=1)
     assert double.account.scripts == {}
 
     printed = capsys.readouterr().out
@@ -63,17 +63,17 @@ def test_device_login_whoami_token_logout_and_nothing_secret_left(oauth_double: 
 
     run = create_run_folder(tmp_path / "run")
     write_wrangler_config(run, oauth_double.account.id)
-    cloud.login(run)
+    steps.login(run)
     printed = capsys.readouterr().out
     assert "To authorize Wrangler, please visit:" in printed and "Successfully logged in." in printed
-    identity = cloud.whoami(run)
+    identity = steps.whoami(run)
     assert identity.logged_in and identity.auth_type == "OAuth Token" and identity.names() == ["LabEx Learning"]
-    token = cloud.api_token(run)
+    token = steps.api_token(run)
     assert oauth_double.account.authorized(token)
-    cloud.logout(run)
+    steps.logout(run)
     assert "Successfully logged out." in capsys.readouterr().out
     assert not oauth_double.account.authorized(token)  # revoked, not just forgotten
-    assert cloud.whoami(run).logged_in is False
+    assert steps.whoami(run).logged_in is False
     for secret in (token, oauth_double.account.email):
         assert files_containing(run.root, secret) == []
     assert oauth_double.account.id not in capsys.readouterr().out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reservation_lab.cloud import steps as cloud
+from reservation_lab.cloud import steps
 from reservation_lab.cloudflare_double.double import CloudflareDouble
 from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError, WranglerError
@@ -15,7 +15,7 @@ def test_an_account_without_workers_dev_subdomain_is_told_what_to_do(double: Clo
                                                                      ) -> None:
     double.account.subdomain = None
     with pytest.raises(LabError) as raised:
-        cloud.deploy(cloud_run)
+        steps.deploy(cloud_run)
     assert raised.value.message.key == "cloud.no_subdomain"
     assert "Workers & Pages" in raised.value.localized("de") and "npx wrangler deploy" in raised.value.localized("de")
     assert "<hidden" not in str(raised.value) and "onboarding" not in str(raised.value)  # no dead link
@@ -24,23 +24,23 @@ def test_an_account_without_workers_dev_subdomain_is_told_what_to_do(double: Clo
 
 def test_the_cleanup_deploy_run_twice_says_the_namespace_is_already_gone(
         double: CloudflareDouble, cloud_run: RunFolder, capsys: pytest.CaptureFixture[str]) -> None:
-    cloud.deploy(cloud_run)
-    cloud.deploy(cloud_run, cleanup=True)
+    steps.deploy(cloud_run)
+    steps.deploy(cloud_run, cleanup=True)
     assert "Deleted: WorkshopReservations" in capsys.readouterr().out
-    cloud.deploy(cloud_run, cleanup=True)  # Cloudflare: [stale_tombstone], no Deleted: line
+    steps.deploy(cloud_run, cleanup=True)  # Cloudflare: [stale_tombstone], no Deleted: line
     printed = capsys.readouterr().out
     assert "[stale_tombstone] WorkshopReservations" in printed and "Deleted:" not in printed
     assert message("cloud.already_deleted", class_name="WorkshopReservations") in printed
-    cloud.delete_worker(cloud_run)
+    steps.delete_worker(cloud_run)
     assert double.account.scripts == {}
 
 
 def test_delete_without_a_tombstone_first_deletes_nothing(double: CloudflareDouble, cloud_run: RunFolder,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     """No --force: a Worker whose namespace still exists is not deleted (with --force both would vanish)."""
-    cloud.deploy(cloud_run)
+    steps.deploy(cloud_run)
     with pytest.raises(WranglerError):
-        cloud.delete_worker(cloud_run)
+        steps.delete_worker(cloud_run)
     assert f"Are you sure you want to delete {cloud_run.name}? " in capsys.readouterr().out
     assert list(double.account.scripts) == [cloud_run.name]
     assert [n.class_name for n in double.account.namespaces] == ["WorkshopReservations"]
@@ -55,8 +55,8 @@ def test_an_answer_lost_after_the_commit_is_retried_and_its_replay_is_no_broken_
     from reservation_lab.domain.client import LabClient
     from reservation_lab.domain.invariants import check_burst, expected_summary
 
-    url = cloud.deploy(cloud_run).url
-    cloud.wait_until_ready(url, settle=0)
+    url = steps.deploy(cloud_run).url
+    steps.wait_until_ready(url, settle=0)
     double.account.faults.error_after_commit = 2
     with LabClient(url) as client:
         before = client.status("lossy")
@@ -78,16 +78,16 @@ def test_readiness_waits_for_a_slow_route_and_a_page_without_json_is_a_sentence(
     from reservation_lab.domain.client import LabClient
 
     double.account.faults.route_delay = 2.0
-    url = cloud.deploy(cloud_run).url
+    url = steps.deploy(cloud_run).url
     with LabClient(url) as client, pytest.raises(LabError) as raised:
         client.status("early")
     assert raised.value.message.key == "errors.not_json_answer"
     assert "HTTP 404" in str(raised.value) and "text/html" in str(raised.value)
     with pytest.raises(LabError) as timed_out:
-        cloud.wait_until_ready(url, timeout=0.5, settle=0)
+        steps.wait_until_ready(url, timeout=0.5, settle=0)
     assert "running this cell again is safe" in str(timed_out.value)
     started = time.monotonic()
-    cloud.wait_until_ready(url, timeout=30, settle=0, interval=0.2)
+    steps.wait_until_ready(url, timeout=30, settle=0, interval=0.2)
     assert 0.5 < time.monotonic() - started < 10
 
 
@@ -95,7 +95,7 @@ def test_the_verifier_waits_out_a_429_and_says_log_in_again_for_a_revoked_token(
         double: CloudflareDouble, cloud_run: RunFolder) -> None:
     from reservation_lab.cloud.api import CloudflareAPI
 
-    cloud.deploy(cloud_run)
+    steps.deploy(cloud_run)
     double.account.faults.rate_limited, double.account.faults.retry_after = 1, 1
     with CloudflareAPI(double.token, double.account.id) as api:
         before = len(double.requests)

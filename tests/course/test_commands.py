@@ -20,7 +20,7 @@ from reservation_lab.runtime.processes import group_members, stop_process_group
 from reservation_lab.runtime.redact import redact
 from reservation_lab.runtime.toolchain import pinned_wrangler_version
 from reservation_lab.runtime.waiting import wait_until
-from tests.course.conftest import CourseRun
+from tests.conftest import CourseRun
 
 ANNOUNCED = re.compile(r"^\[(?P<folder>[^\]]+)\] \$ (?P<command>.+)$", re.M)
 

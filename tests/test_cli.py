@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 from reservation_lab.paths import REPO_ROOT
-from tests.course.conftest import CourseRun
+from tests.conftest import CourseRun
 
 
 def test_local_command_prints_the_invariant_summary(german_run: CourseRun) -> None:
     """Also the control of tests/course/test_learner_edits.py: the unedited German notebook passes its checks.
-    (A larger burst's derived expectations: test_course_run's three-languages run, burst 25.)"""
+    (A larger burst's derived expectations: tests/authoring/test_papermill_run.py's three-languages run, burst 25.)"""
     assert german_run.returncode == 0, german_run.stderr[-3000:] + german_run.stdout[-3000:]
     summary = german_run.stdout.split("Invariant summary (local, notebook de):", 1)[1]
     assert str(REPO_ROOT) not in summary.split("executed notebook:", 1)[0]

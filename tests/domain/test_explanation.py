@@ -10,8 +10,13 @@ from typing import Any
 
 import pytest
 
-from reservation_lab.domain.checker import CheckResult, check_history, describe, explain
-from reservation_lab.domain.checker import explanation as checker  # the module whose describe() explain() uses
+from reservation_lab.domain.checker import (
+    CheckResult,
+    check_history,
+    describe,
+    explain,  # the module whose describe() explain() uses
+    explanation,  # the module whose describe() explain() uses
+)
 from reservation_lab.domain.decisions import Decision
 from reservation_lab.i18n import Message, languages
 from reservation_lab.i18n.catalog import _form, entries
@@ -152,7 +157,7 @@ def test_every_template_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
         used.update(keys(message, language))
         return describe(message, language)
 
-    monkeypatch.setattr(checker, "describe", spy)
+    monkeypatch.setattr(explanation, "describe", spy)
     results = [broken(name) for name in BROKEN]
     results += [check_history(*history) for history in (VALID, VALID_FULL)]
     for result in results:
