@@ -21,13 +21,15 @@ STRESS_ROUNDS = 3  # the port race once failed this on a fresh clone: several ro
 @pytest.mark.parametrize("round_", [1, *(pytest.param(n, marks=pytest.mark.stress)
                                          for n in range(2, STRESS_ROUNDS + 1))])
 def test_three_languages_at_once_with_a_larger_burst(tmp_path: Path, round_: int) -> None:
-    """Three papermill runs at once (de, pt, es; burst 25; own workdirs, ports and Worker names) all pass."""
+    """Three papermill runs at once (de, pt, es; burst 25; own workdirs, ports and Worker names) all pass; the
+    German one also runs steps 5-7 as the rehearsal (see assert_the_rehearsal_ran)."""
     procs = {}
     for language in ("de", "pt", "es"):
+        rehearsal = ["--cloud-rehearsal"] if language == "de" else []
         procs[language] = subprocess.Popen(
             [sys.executable, "-m", "reservation_lab", "run", "--language", language, "--burst-size", "25",
-             "--workshop", f"big-day-{language}", "--workdir", str(tmp_path / language), "--no-experiments"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+             "--workshop", f"big-day-{language}", "--workdir", str(tmp_path / language), "--no-experiments",
+             *rehearsal], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
     for language, proc in procs.items():
         out, _ = proc.communicate(timeout=600)
@@ -37,13 +39,14 @@ def test_three_languages_at_once_with_a_larger_burst(tmp_path: Path, round_: int
         assert report["final_status"] == {"capacity": 4, "reserved": 4, "acceptedRequests": 4,
                                           "rejectedRequests": 22, "acceptedSeats": 4}
         assert report["status_after_restart"] == report["status_after_burst"]
-        assert report["replayed"] is True and report["cloud"] is False
+        assert report["replayed"] is True and report["cloud"] == ("rehearsal" if language == "de" else False)
         executed = nbformat.read(tmp_path / language / f"concurrent-reservations.{language}.ipynb", as_version=4)
         assert any("injected-parameters" in c.metadata.get("tags", []) for c in executed.cells)
         english = {c.id: lines for c in executed.cells if c.cell_type == "code" and (lines := english_lines(
             output_text(c)))}
         assert english == {}, f"{language}: English lines in the executed notebook"
-        assert "Invariant summary (local, notebook " + language in out
+        assert f"Invariant summary ({'rehearsal' if language == 'de' else 'local'}, notebook {language})" in out
+    assert_the_rehearsal_ran(tmp_path / "de", 25)
     ports = {json.loads((tmp_path / lang / "report.json").read_text())["run"] for lang in procs}
     assert len(ports) == 3, "each run must have its own Worker name"
 
@@ -65,26 +68,23 @@ def test_cloud_mode_without_cloudflare_stops_at_login(tmp_path: Path, monkeypatc
     assert not (tmp_path / "run" / "report.json").exists()
 
 
-def test_the_cloud_rehearsal_runs_every_cloud_cell_against_the_double(tmp_path: Path, offline_home: None) -> None:
-    """cloud = "rehearsal": steps 5-7 run for real (the pinned wrangler, workerd, the verifier) against the
-    Cloudflare double; every assertion of the cloud cells holds, and no token or account ID is left behind."""
+def assert_the_rehearsal_ran(root: Path, burst_size: int) -> None:
+    """cloud = "rehearsal": steps 5-7 ran for real (the pinned wrangler, workerd, the verifier) against the
+    Cloudflare double; every assertion of the cloud cells held, and no token or account ID is left behind."""
     import re
 
-    report = run_course(language="de", workdir=tmp_path / "run", cloud="rehearsal", experiments=False,
-                        log_output=False)
-    assert report["cloud"] == "rehearsal"
-    executed = nbformat.read(Path(report["notebook"]), as_version=4)
+    executed = nbformat.read(root / "concurrent-reservations.de.ipynb", as_version=4)
     shown = {c.id: output_text(c) for c in executed.cells if c.cell_type == "code"}
+    run = json.loads((root / "report.json").read_text())["run"]
     assert "(Generalprobe) [" in shown["login"] and "Successfully logged in." in shown["login"]
+    assert f'"accepted": 4,\n  "rejected": {burst_size - 4}' in shown["cloud-compare"]
     assert "Deleted: WorkshopReservations" in shown["cleanup-deploy"]
-    assert f"Successfully deleted {report['run']}" in shown["cleanup-delete"]
+    assert f"Successfully deleted {run}" in shown["cleanup-delete"]
     assert shown["cloud-verify"].count("PASS: deployed") == 1 and "PASS: deployed" in shown["redeploy-verify"]
     assert "PASS: deleted" in shown["cleanup-verify"] and '"loggedIn": false' in shown["after-logout"]
-    account = re.search(r'"account_id": "(\w+)"', (tmp_path / "run" / "wrangler.jsonc").read_text()).group(1)
+    account = re.search(r'"account_id": "(\w+)"', (root / "wrangler.jsonc").read_text()).group(1)
     everything = "".join(shown.values())
     assert account not in everything and "example.invalid" not in everything
-    leftovers = [p for p in (tmp_path / "run").rglob("*") if p.is_file() and not p.is_symlink()
+    leftovers = [p for p in root.rglob("*") if p.is_file() and not p.is_symlink()
                  and re.search(rb"double-[\w-]{20,}", p.read_bytes())]
     assert leftovers == []  # no access token of the double in any file of the run
-    english = {i: lines for i, text in shown.items() if (lines := english_lines(text))}
-    assert english == {}, english
