@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,11 +17,9 @@ import pytest
 
 from reservation_lab.domain.client import LabClient
 from reservation_lab.domain.config import new_run_name, write_wrangler_config
-from reservation_lab.domain.runs import RunFolder, create_run_folder
+from reservation_lab.domain.runs import RunFolder, create_run_folder, serving
 from reservation_lab.paths import RUNS_DIR
-from reservation_lab.runtime.devserver import DevServer, start_dev_server
-from reservation_lab.runtime.ports import port_is_free
-from reservation_lab.runtime.processes import group_members
+from reservation_lab.runtime.devserver import DevServer
 from tests.support import lab_processes
 
 
@@ -48,21 +47,13 @@ def run_folder(tmp_path: Path) -> RunFolder:
 
 @pytest.fixture
 def dev_server_factory(run_folder: RunFolder) -> Iterator[Callable[..., DevServer]]:
-    """Start real dev servers on free loopback ports; afterwards assert no process and no port is left."""
-    started: list[DevServer] = []
+    """Real dev servers on free loopback ports through domain.runs.serving (the lab's one way to serve a run);
+    afterwards each is stopped and proven gone: no process of its group, no watchdog, its port free."""
+    with ExitStack() as held:
+        def start(run: RunFolder | None = None, **kwargs) -> DevServer:
+            return held.enter_context(serving(run or run_folder, **kwargs))
 
-    def start(run: RunFolder | None = None, **kwargs) -> DevServer:
-        server = start_dev_server(run or run_folder, **kwargs)
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
-    for server in started:
-        assert group_members(server.pgid) == [], f"dev server group {server.pgid} left processes behind"
-        assert port_is_free(server.port), f"port {server.port} still in use after stop"
-        assert server.watchdog.poll() is not None, "the watchdog is still running"
+        yield start
 
 
 @pytest.fixture

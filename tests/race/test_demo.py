@@ -47,6 +47,7 @@ def test_both_servers_start_at_once_and_a_failed_start_stops_the_other(run_folde
     """The race starts its two dev servers together; if the atomic one cannot (its port is taken), the naive one
     that did start is stopped before the error reaches the learner."""
     import socket
+    from contextlib import ExitStack
 
     import pytest
 
@@ -57,6 +58,6 @@ def test_both_servers_start_at_once_and_a_failed_start_stops_the_other(run_folde
         holder.bind(("127.0.0.1", 0))
         holder.listen()
         taken = holder.getsockname()[1]
-        with pytest.raises(PortBusyError):
-            _start_both(run_folder, taken)
+        with pytest.raises(PortBusyError), ExitStack() as held:
+            _start_both(run_folder, taken, held)
     assert processes_mentioning(str(run_folder.root)) == []

@@ -15,7 +15,7 @@ from reservation_lab.domain.invariants import CAPACITY, check_burst, summarize
 from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import InvariantError, LabError
 from reservation_lab.paths import WORKER_DIR, WORKER_SRC
-from reservation_lab.race.naive import naive_config_path, naive_state_dir, start_naive_server, write_naive_config
+from reservation_lab.race.naive import naive_config_path, naive_server, naive_state_dir, write_naive_config
 from reservation_lab.runtime.devserver import DevServer
 from reservation_lab.runtime.ports import port_is_free
 from reservation_lab.runtime.processes import group_members
@@ -32,12 +32,9 @@ def assert_gone(server: DevServer) -> None:
 
 
 @pytest.fixture
-def naive_server(run_folder: RunFolder) -> Iterator[DevServer]:
-    server = start_naive_server(run_folder)
-    try:
+def naive(run_folder: RunFolder) -> Iterator[DevServer]:
+    with naive_server(run_folder) as server:  # proven gone when the test's block succeeded
         yield server
-    finally:
-        server.stop()
     assert_gone(server)
 
 
@@ -66,15 +63,15 @@ def test_naive_config_is_local_only(run_folder: RunFolder) -> None:
     assert naive_state_dir(run_folder) != run_folder.state_dir
 
 
-def test_a_burst_overbooks_and_loses_updates(naive_server: DevServer, run_folder: RunFolder) -> None:
+def test_a_burst_overbooks_and_loses_updates(naive: DevServer, run_folder: RunFolder) -> None:
     """Read, await a timer, write: within a few bursts of 10 more than 4 are accepted and the counter lags."""
     observed = []
-    with LabClient(naive_server.base_url) as client:
+    with LabClient(naive.base_url) as client:
         for n in range(1, MAX_BURSTS + 1):
             workshop = f"naive-burst-{n}"
             before = client.status(workshop)
             assert before == {"workshop": workshop, **EMPTY}
-            decisions = send_burst_sync(naive_server.base_url, workshop, size=BURST)
+            decisions = send_burst_sync(naive.base_url, workshop, size=BURST)
             after = client.status(workshop)
             for d in decisions:  # every answer looks fine on its own …
                 assert d.status_code in (201, 409), (d.request_id, d.status_code, d.body)
@@ -122,11 +119,11 @@ BAD_INPUT = [
 
 
 def test_same_api_as_the_correct_worker(
-    naive_server: DevServer, dev_server_factory: Callable[..., DevServer]
+    naive: DevServer, dev_server_factory: Callable[..., DevServer]
 ) -> None:
     """One request at a time, the naive Worker answers exactly like the real one: routes, codes, bodies."""
     real_server = dev_server_factory()
-    with LabClient(naive_server.base_url) as naive, LabClient(real_server.base_url) as real:
+    with LabClient(naive.base_url) as naive, LabClient(real_server.base_url) as real:
         assert naive.health() == real.health()
         for method, path, body in BAD_INPUT:
             a = naive.request(method, path, content=body)

@@ -11,13 +11,15 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
 from reservation_lab.cloudflare_double.state import Account, Namespace, Script
-from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.domain.runs import serving
+from reservation_lab.runtime.devserver import DevServer
 
 NOT_FOUND_PAGE = b"<!DOCTYPE html><title>Not found</title><p>There is nothing here yet.</p>"
 BAD_GATEWAY_PAGE = b"<!DOCTYPE html><title>502 Bad gateway</title><p>Error code 502.</p>"
@@ -62,6 +64,7 @@ class Bundles:
         self.root = root
         self.account = account
         self.servers: dict[str, DevServer] = {}
+        self._held: dict[str, ExitStack] = {}  # domain.runs.serving of each running Worker, held open
 
     def folder(self, name: str) -> WorkerFolder:
         return WorkerFolder(self.root / name)
@@ -78,7 +81,9 @@ class Bundles:
         live = {n.class_name for n in self.account.namespaces if n.script == script.name}
         folder.config.write_text(json.dumps(local_config(script, live), indent=2))
         if live:
-            self.servers[script.name] = start_dev_server(folder, log_name="workerd.log", shown=False)
+            held = ExitStack()
+            self.servers[script.name] = held.enter_context(serving(folder, log_name="workerd.log", shown=False))
+            self._held[script.name] = held
 
     def route_opened(self, script: Script) -> None:
         """workers.dev starts answering, after the scenario's route delay (DNS, propagation)."""
@@ -98,9 +103,10 @@ class Bundles:
             self._stop(name)
 
     def _stop(self, name: str) -> None:
-        server = self.servers.pop(name, None)
-        if server is not None:
-            server.stop()
+        self.servers.pop(name, None)
+        held = self._held.pop(name, None)
+        if held is not None:
+            held.close()  # stopped and proven gone
 
     def forward(self, host: str, method: str, path: str, headers: dict[str, str],
                 body: bytes) -> tuple[int, dict[str, str], bytes]:

@@ -9,6 +9,7 @@ behind (a kernel that dies takes its servers along through their watchdogs).
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,12 +17,12 @@ from typing import Any
 from reservation_lab.cloud.cleanup import left_deployed_line, runs_left_deployed
 from reservation_lab.course.files import register as register_lab_file
 from reservation_lab.course.friendly import friendly_errors
-from reservation_lab.domain.runs import RunFolder, create_run_folder
+from reservation_lab.domain.runs import RunFolder, create_run_folder, serving
 from reservation_lab.errors import LabError
 from reservation_lab.experiments.workbench import Workbench
 from reservation_lab.i18n import message, set_language
 from reservation_lab.runtime.commands import show_commands
-from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.runtime.devserver import DevServer
 from reservation_lab.runtime.wrangler import run_wrangler
 
 
@@ -32,15 +33,17 @@ class Session:
     language: str
     run: RunFolder
     servers: dict[Path, DevServer] = field(default_factory=dict)
+    _serving: dict[Path, ExitStack] = field(default_factory=dict, repr=False)  # domain.runs.serving, held open
     benches: dict[Path, Workbench] = field(default_factory=dict)
     cloud: bool | str = False
     rehearsal: Any = None  # course.cloud_mode.Rehearsal while cloud = "rehearsal"
 
     def stop(self) -> None:
         """Stop every server, bench and stand-in this session started; safe to call twice."""
-        while self.servers:
-            _, server = self.servers.popitem()
-            server.stop()
+        self.servers.clear()
+        while self._serving:
+            _, held = self._serving.popitem()
+            held.close()  # stopped and proven gone
         while self.benches:
             _, bench = self.benches.popitem()
             bench.close()
@@ -104,12 +107,14 @@ def start_server(run: RunFolder, port: int = 0, log_name: str = "dev.log") -> De
     In a notebook the wait for /health shows one line, updated in place ("waiting for wrangler dev … 1.6 s").
     """
     session = current()
-    previous = session.servers.pop(run.root, None)
+    session.servers.pop(run.root, None)
+    previous = session._serving.pop(run.root, None)
     if previous is not None:
-        previous.stop()
+        previous.close()
     progress = _ServerProgress(session.language) if _in_kernel() else None
-    server = start_dev_server(run, port=port, log_name=log_name, progress=progress)
-    session.servers[run.root] = server
+    held = ExitStack()
+    server = held.enter_context(serving(run, port=port, log_name=log_name, progress=progress))
+    session._serving[run.root], session.servers[run.root] = held, server
     if progress is not None:
         progress.done(server.healthy_after)
     return server

@@ -20,6 +20,7 @@ from reservation_lab.errors import LabError
 from reservation_lab.i18n import message
 from reservation_lab.paths import RUNS_DIR, WORKER_DIR, WORKER_SRC
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.runtime.layout import RunLayout
 
 WORKER_FILES = ("index.js", "front.js", "validation.js", "cleanup.js")
 TEST_FILES = ("cloudflare-loader.mjs", "do-harness.mjs", "worker.test.mjs")
@@ -79,16 +80,15 @@ def open_run(workdir: str | Path) -> RunFolder:
 
 
 @contextmanager
-def temporary_server(prefix: str = "lab-", **start: Any) -> Iterator[DevServer]:
-    """A fresh run folder in a temporary directory, its config written, a healthy `wrangler dev` serving it.
+def serving(run: RunLayout, prove: bool = True, **start: Any) -> Iterator[DevServer]:
+    """The one way a run folder gets a server: a healthy `wrangler dev` for `run` (`start` goes to
+    start_dev_server: port, log_name, config, state_dir, progress, ...), stopped when the block ends.
 
-    Afterwards the server is stopped and proven gone (DevServerError otherwise). The folder is removed when the
-    block succeeded; when it raised, the folder stays and the error says where its logs are.
-    `start` goes to start_dev_server (port, timeout, log_name, ...).
+    When the block succeeded the server is also proven gone (no process of its group, no watchdog, the port free;
+    DevServerError otherwise), unless `prove` is False (a drill that checks what is left itself). When starting or
+    the block raised, the server is stopped and the error says where the logs are.
+    Long-lived owners (the course session, the experiments' workbench) enter it into a contextlib.ExitStack.
     """
-    root = Path(tempfile.mkdtemp(prefix=prefix))
-    run = create_run_folder(root / "run")
-    write_wrangler_config(run)
     try:
         server = start_dev_server(run, **start)
     except BaseException as error:
@@ -100,5 +100,19 @@ def temporary_server(prefix: str = "lab-", **start: Any) -> Iterator[DevServer]:
         error.add_note(message("lines.logs_kept", path=run.logs_dir))
         server.stop()
         raise
-    server.stop_and_prove()
+    if prove:
+        server.stop_and_prove()
+    else:
+        server.stop()
+
+
+@contextmanager
+def temporary_server(prefix: str = "lab-", **start: Any) -> Iterator[DevServer]:
+    """`serving` a fresh run folder in a temporary directory (its config written); the folder is removed when the
+    block succeeded, kept (with its logs, named in the error) when it raised."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    run = create_run_folder(root / "run")
+    write_wrangler_config(run)
+    with serving(run, **start) as server:
+        yield server
     shutil.rmtree(root, ignore_errors=True)

@@ -9,8 +9,8 @@ import secrets
 import shutil
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -18,9 +18,9 @@ from typing import Any, ParamSpec, TypeVar
 from reservation_lab.domain.burst import run_outside_loop
 from reservation_lab.domain.config import write_wrangler_config
 from reservation_lab.domain.invariants import expected_totals
-from reservation_lab.domain.runs import RunFolder, create_run_folder
+from reservation_lab.domain.runs import RunFolder, create_run_folder, serving
 from reservation_lab.errors import InvariantError, LabError
-from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.runtime.devserver import DevServer
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -100,25 +100,18 @@ class DrillFolder:
             shutil.rmtree(self.root, ignore_errors=True)
 
 
-@contextmanager
-def serving(run: RunFolder, log_name: str) -> Iterator[DevServer]:
-    """A healthy `wrangler dev` for the run; stopped afterwards, and proven gone when the block succeeded."""
-    with start_dev_server(run, log_name=log_name) as server:  # leaving the block stops it in any case
-        yield server
-        server.stop_and_prove()
-
-
 @asynccontextmanager
 async def serving_async(run: RunFolder, log_name: str, prove: bool = True) -> AsyncIterator[DevServer]:
-    """`serving` for coroutines (start and stop in a thread). `prove=False` only stops: for a drill that checks
-    what is left itself (after a SIGKILL, lingering TIME_WAIT connections are no listener)."""
-    server = await asyncio.to_thread(start_dev_server, run, log_name=log_name)
+    """domain.runs.serving for coroutines (entered and left in a thread). `prove=False` only stops: for a drill
+    that checks what is left itself (after a SIGKILL, lingering TIME_WAIT connections are no listener)."""
+    served = serving(run, prove=prove, log_name=log_name)
+    server = await asyncio.to_thread(served.__enter__)
     try:
         yield server
-        if prove:
-            await asyncio.to_thread(server.stop_and_prove)
-    finally:
-        await asyncio.to_thread(server.stop)
+    except BaseException as error:
+        await asyncio.to_thread(served.__exit__, type(error), error, error.__traceback__)
+        raise
+    await asyncio.to_thread(served.__exit__, None, None, None)
 
 
 def blocking(coroutine_function: Callable[P, Coroutine[Any, Any, T]], doc: str) -> Callable[P, T]:

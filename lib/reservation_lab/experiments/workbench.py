@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Mapping
+from contextlib import ExitStack
 from pathlib import Path
 
 from reservation_lab.domain.config import write_wrangler_config
-from reservation_lab.domain.runs import RunFolder, create_run_folder
+from reservation_lab.domain.runs import RunFolder, create_run_folder, serving
 from reservation_lab.errors import LabError
-from reservation_lab.runtime.devserver import RELOAD_LINE, DevServer, start_dev_server
+from reservation_lab.runtime.devserver import RELOAD_LINE, DevServer
 
 RELOAD_WAIT = 10.0  # seconds to wait for wrangler dev's own reload before restarting it on the same state
 
@@ -49,6 +50,7 @@ class Workbench:
         self.folder = create_run_folder(run.root / "experiments", name=run.name)
         write_wrangler_config(self.folder)
         self.server: DevServer | None = None
+        self._held = ExitStack()  # domain.runs.serving of the current server, held open until restart or close
 
     def learners_files(self) -> str:
         """Copy the run's Worker files (as the cells wrote them, with the learner's edits); return its index.js."""
@@ -68,7 +70,7 @@ class Workbench:
         variant = apply_edits(self.learners_files(), edits)
         if self.server is None:
             write_atomically(index, variant)
-            self.server = start_dev_server(self.folder, port=self.port, log_name="experiments.log")
+            self.server = self._serve("experiments.log")
         elif index.read_text() != variant:
             mark = self.server.log_size()
             write_atomically(index, variant)
@@ -79,11 +81,14 @@ class Workbench:
 
     def restart(self) -> DevServer:
         """Stop the experiments' server and start it again on the same state (the constructor runs again)."""
-        if self.server is not None:
-            self.server.stop()
-        self.server = start_dev_server(self.folder, port=self.port, log_name="experiments-restarted.log")
+        self._held.close()
+        self.server = self._serve("experiments-restarted.log")
         return self.server
 
+    def _serve(self, log_name: str) -> DevServer:
+        self._held = ExitStack()
+        return self._held.enter_context(serving(self.folder, port=self.port, log_name=log_name))
+
     def close(self) -> None:
-        if self.server is not None:
-            self.server.stop()
+        """Stop the server (proven gone); safe to call twice."""
+        self._held.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,9 +13,9 @@ from reservation_lab.domain.client import LabClient
 from reservation_lab.domain.decisions import Decision
 from reservation_lab.domain.facts import BURST_SIZE
 from reservation_lab.domain.routes import fresh_workshop
-from reservation_lab.domain.runs import RunFolder
-from reservation_lab.race.naive import start_naive_server
-from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.domain.runs import RunFolder, serving
+from reservation_lab.race.naive import naive_server
+from reservation_lab.runtime.devserver import DevServer
 
 
 @dataclass(frozen=True)
@@ -64,18 +65,18 @@ async def _burst(base_url: str, workshop: str, ids: list[str]) -> BurstRun:
     return BurstRun(workshop, before, decisions, after)
 
 
-def _start_both(run: RunFolder, port: int) -> tuple[DevServer, DevServer]:
-    """Start the naive and the atomic Worker's dev servers at the same time (each waits for workerd on its own);
-    if one fails, the other is stopped before the error goes on."""
+def _start_both(run: RunFolder, port: int, held: ExitStack) -> tuple[DevServer, DevServer]:
+    """Enter the naive and the atomic Worker's `serving` at the same time (each waits for workerd on its own) and
+    leave both to `held`; if one fails, the other is stopped by `held` as the error goes on."""
+    servings = [naive_server(run), serving(run, port=port, log_name="race.log")]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        starts = [pool.submit(start_naive_server, run),
-                  pool.submit(start_dev_server, run, port=port, log_name="race.log")]
+        starts = [pool.submit(entered.__enter__) for entered in servings]
         wait(starts)
+    for entered, start in zip(servings, starts, strict=True):
+        if start.exception() is None:
+            held.push(entered.__exit__)
     failed = next((s.exception() for s in starts if s.exception() is not None), None)
     if failed is not None:
-        for start in starts:
-            if start.exception() is None:
-                start.result().stop()
         raise failed
     return starts[0].result(), starts[1].result()
 
@@ -86,8 +87,8 @@ async def race_naive_and_atomic(
     """Start both Workers, send the same burst to both at once, repeat (fresh workshop) until the naive one
     overbooks or loses an update or `max_bursts` is reached; both servers are stopped afterwards."""
     ids = request_ids(burst_size)
-    naive, atomic = _start_both(run, port)
-    with naive, atomic:
+    with ExitStack() as held:
+        naive, atomic = _start_both(run, port, held)
         for attempt in range(1, max_bursts + 1):  # noqa: B007 - returned as the number of bursts it took
             name = fresh_workshop(workshop)  # a re-run of the race cell gets fresh objects, not replays
             naive_run, atomic_run = await asyncio.gather(

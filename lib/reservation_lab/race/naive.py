@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 import shutil
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from reservation_lab.domain.config import BINDING, CLASS_NAME, worker_template
-from reservation_lab.domain.runs import RunFolder
+from reservation_lab.domain.runs import RunFolder, serving
 from reservation_lab.paths import WORKER_SRC
-from reservation_lab.runtime.devserver import DevServer, start_dev_server
+from reservation_lab.runtime.devserver import DevServer
 
 NAIVE_CLASS = "NaiveWorkshop"
 NAIVE_SOURCE = "naive.js"  # it imports the run's own front.js and validation.js (the learner's, if edited)
@@ -59,11 +60,6 @@ def write_naive_config(run: RunFolder) -> Path:
     return path
 
 
-def start_naive_server(run: RunFolder) -> DevServer:
-    """Start `wrangler dev` for the naive Worker on a free 127.0.0.1 port with its own state (naive-state/) and log."""
-    return start_dev_server(
-        run,
-        log_name="naive.log",
-        config=write_naive_config(run),
-        state_dir=naive_state_dir(run),
-    )
+def naive_server(run: RunFolder) -> AbstractContextManager[DevServer]:
+    """domain.runs.serving for the naive Worker: its own config, state (naive-state/) and log, a free port."""
+    return serving(run, log_name="naive.log", config=write_naive_config(run), state_dir=naive_state_dir(run))

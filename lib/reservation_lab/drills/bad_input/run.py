@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from reservation_lab.domain.client import LabClient
-from reservation_lab.domain.runs import RunFolder
+from reservation_lab.domain.runs import RunFolder, serving
 from reservation_lab.drills.bad_input.cases import CASES, RESERVATIONS, SEED_WORKSHOP, STATUS, json_body
 from reservation_lab.drills.bad_input.digest import StateDigest, durable_digest
 from reservation_lab.drills.bad_input.generation import generate, hypothesis_home
@@ -20,7 +20,7 @@ from reservation_lab.drills.bad_input.oracle import Contract
 from reservation_lab.drills.bad_input.raw_http import send_with_retry
 from reservation_lab.drills.bad_input.report import BadInputReport, Finding
 from reservation_lab.drills.bad_input.wire import Answer, Expected, RawRequest
-from reservation_lab.drills.common import DrillFolder, choose_seed, progress_bar, require_between, serving
+from reservation_lab.drills.common import DrillFolder, choose_seed, progress_bar, require_between
 from reservation_lab.errors import LabError
 from reservation_lab.runtime.devserver import DevServer
 
@@ -51,7 +51,7 @@ def run_bad_input_drill(
         generated = generate(contract, examples, seed)
     report = BadInputReport(seed=seed, examples=examples, workdir=run.root)
     report.kinds = dict(Counter(request.kind for request in generated))
-    with serving(run, "bad-input-drill.log") as server:
+    with serving(run, log_name="bad-input-drill.log") as server:
         report.port = server.port
         _drill(_Link(server), run, contract, generated, report, progress)
     folder.finish(report.ok)
