@@ -184,19 +184,6 @@ def test_api_token_prefers_the_environment(run: RunFolder, monkeypatch: pytest.M
     assert steps.api_token(run) == TOKEN
 
 
-def test_api_token_from_wrangler_auth_token(run: RunFolder, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("CLOUDFLARE_API_TOKEN", raising=False)
-    calls: list[tuple[str, ...]] = []
-
-    def capture(run: RunFolder, *args: str, timeout: float = 120, shown: bool = True) -> tuple[int, str, str]:
-        calls.append(args)
-        return 0, json.dumps({"type": "oauth", "token": TOKEN}, indent=2) + "\n", ""
-
-    monkeypatch.setattr(steps, "_capture", capture)
-    assert steps.api_token(run) == TOKEN
-    assert calls == [("auth", "token", "--json")]
-
-
 # deploy output
 
 def test_url_and_version_from_ndjson() -> None:

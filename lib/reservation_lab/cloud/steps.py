@@ -28,7 +28,16 @@ from reservation_lab.paths import REPO_ROOT
 from reservation_lab.runtime.commands import announce, relative_args, shown_folder
 from reservation_lab.runtime.http import client_options
 from reservation_lab.runtime.redact import redact, strip_ansi
-from reservation_lab.runtime.wrangler import STDOUT, Echo, capture_wrangler, echo_stream, failure, run_wrangler
+from reservation_lab.runtime.waiting import wait_until
+from reservation_lab.runtime.wrangler import (
+    STDOUT,
+    Echo,
+    WranglerResult,
+    capture_wrangler,
+    echo_stream,
+    failure,
+    run_wrangler,
+)
 
 REHEARSAL_ENV = "RESERVATION_LAB_REHEARSAL"  # set by the course's rehearsal while the double stands in
 LOGIN_TIMEOUT = 15 * 60
@@ -155,7 +164,7 @@ def _say(echo: Echo, line: str) -> None:
         stream.flush()
 
 
-def _capture(run: RunFolder, *args: str, shown: bool = True) -> tuple[int, str, str]:
+def _capture(run: RunFolder, *args: str, shown: bool = True) -> WranglerResult:
     return capture_wrangler(*args, cwd=run.root, log_dir=run.logs_dir, shown=shown)
 
 
@@ -176,11 +185,11 @@ def login(run: RunFolder, echo: Echo = STDOUT) -> None:
 
 def whoami(run: RunFolder) -> Identity:
     """`wrangler whoami --json`, parsed without printing anything."""
-    code, out, err = _capture(run, "whoami", "--json")
+    result = _capture(run, "whoami", "--json")
     try:
-        return parse_whoami(out)
+        return parse_whoami(result.output)
     except LabError:
-        raise WranglerError(_failure(("whoami", "--json"), code, err)) from None
+        raise WranglerError(_failure(result.args, result.returncode, result.errors)) from None
 
 
 def logout(run: RunFolder, echo: Echo = STDOUT) -> None:
@@ -195,10 +204,10 @@ def api_token(run: RunFolder) -> str:
     token = token_from_env()
     if token:
         return token
-    code, out, err = _capture(run, "auth", "token", "--json", shown=False)
-    if code != 0:
-        raise LabError(_failure(("auth", "token", "--json"), code, err, key="cloud.token_failed"))
-    return parse_auth_token(out)
+    result = _capture(run, "auth", "token", "--json", shown=False)
+    if not result.ok:
+        raise LabError(_failure(result.args, result.returncode, result.errors, key="cloud.token_failed"))
+    return parse_auth_token(result.output)
 
 
 def cleanup_config_checked(run: RunFolder) -> Path:
@@ -274,33 +283,30 @@ def _probe(http: httpx.Client, url: str, timeout: float) -> tuple[bool, str | Me
 
 def wait_until_ready(app_url: str, timeout: float = 30, settle: float = 5, client: httpx.Client | None = None,
                      interval: float = 1.0, workshop: str = "readiness", echo: Echo = STDOUT) -> None:
-    """Poll a real object until it answers capacity 4, reserved 0; then wait `settle` seconds.
-
-    While it waits, one progress line (updated in place) says how long and what it last saw.
-    """
+    """Poll a real object until it answers capacity 4, reserved 0 (runtime.waiting.wait_until); then wait `settle`
+    seconds. While it waits, one progress line (updated in place) says how long and what it last saw."""
     url = app_url.rstrip("/") + status_path(workshop)
     http = client or httpx.Client(**client_options(url))
     stream = echo_stream(echo)
     started = time.monotonic()
-    deadline = started + timeout
+    last: list[str | Message] = [Message("cloud.probe_no_answer", {"error": "-"})]
+
+    def ready() -> bool:
+        answered, last[0] = _probe(http, url, timeout=max(0.5, min(5.0, started + timeout - time.monotonic())))
+        if stream is not None:
+            shown = describe(last[0]) if isinstance(last[0], Message) else last[0][:60]
+            stream.write("\r" + message("cloud.waiting_for", url=url, seconds=time.monotonic() - started,
+                                         seen=message("cloud.ready") if answered else shown))
+            stream.flush()
+        return answered
+
     try:
-        while True:
-            ready, seen = _probe(http, url, timeout=max(0.5, min(5.0, deadline - time.monotonic())))
-            shown = describe(seen) if isinstance(seen, Message) else seen[:60]
-            if stream is not None:
-                stream.write("\r" + message("cloud.waiting_for", url=url, seconds=time.monotonic() - started,
-                                             seen=message("cloud.ready") if ready else shown))
-                stream.flush()
-            if ready:
-                _say(echo, "\n" + message("cloud.settling", seconds=round(settle)))
-                break
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise LabError("cloud.not_ready", url=url, capacity=CAPACITY, seconds=round(timeout), seen=seen)
-            time.sleep(min(interval, remaining))
+        if not wait_until(ready, timeout, interval=interval):
+            raise LabError("cloud.not_ready", url=url, capacity=CAPACITY, seconds=round(timeout), seen=last[0])
     finally:
         if client is None:
             http.close()
+    _say(echo, "\n" + message("cloud.settling", seconds=round(settle)))
     time.sleep(settle)
 
 

@@ -93,11 +93,14 @@ def wrangler_env(log_dir: Path, extra: dict[str, str] | None = None, debug_log: 
 
 @dataclass(frozen=True)
 class WranglerResult:
-    """What a finished wrangler command returned and printed (already redacted)."""
+    """What a finished wrangler command returned and printed: run_wrangler's `output` is stdout and stderr
+    together, redacted; capture_wrangler's `output` is stdout and `errors` stderr, both unredacted (never print
+    them: `auth token` and `whoami` answer with secrets)."""
 
     args: tuple[str, ...]
     returncode: int
     output: str
+    errors: str = ""
 
     @property
     def ok(self) -> bool:
@@ -143,8 +146,8 @@ def run_wrangler(
 
 
 def capture_wrangler(*args: str, cwd: Path, log_dir: Path | None = None, timeout: float = 120,
-                     shown: bool = True) -> tuple[int, str, str]:
-    """Run `wrangler <args>` without echo; return (exit code, stdout, stderr) unredacted: never print them.
+                     shown: bool = True) -> WranglerResult:
+    """Run `wrangler <args>` without echo; its result holds stdout and stderr unredacted: never print them.
 
     Only the command line is announced, unless `shown` is False (a command whose output is a secret, such as
     `auth token`, is never offered for pasting).
@@ -154,7 +157,7 @@ def capture_wrangler(*args: str, cwd: Path, log_dir: Path | None = None, timeout
         announce(cwd, wrangler_words(*args), cloud=not keeps_debug_log(args))
     proc = _spawn(args, cwd, log_dir, None, stderr=subprocess.PIPE)
     out, err = _finish(proc, args, lambda: proc.communicate(timeout=timeout))
-    return proc.returncode, out, err
+    return WranglerResult(args=args, returncode=proc.returncode, output=out, errors=err)
 
 
 def failure(args: tuple[str, ...], code: int, lines: list[str], key: str = "errors.wrangler_failed") -> Message:
