@@ -1,5 +1,5 @@
-"""The experiments part of the notebook: one bench (one dev server) per run, owned by the session, a verdict per
-experiment."""
+"""The experiments part of the notebook: one workbench (one reloading dev server) per run, owned by the session,
+a verdict per experiment."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from reservation_lab.experiments.workbench import Workbench
 async def experiment(run: RunFolder, name: str, edits: Mapping[str, str], burst_size: int, **options: bool) -> Outcome:
     """Run one experiment of the notebook (options: experiments.variants.run_experiment's `restart`, `repeat`) and
     show its verdict, the durable totals and the checker's words."""
-    benches = current().benches  # the session owns the bench and stops it with everything else
-    bench = benches.get(run.root) or benches.setdefault(run.root, Workbench(run))
-    outcome = await run_experiment(bench, name, edits, burst_size, **options)
+    workbenches = current().workbenches  # the session owns the workbench and stops it with everything else
+    workbench = workbenches.get(run.root) or workbenches.setdefault(run.root, Workbench(run))
+    outcome = await run_experiment(workbench, name, edits, burst_size, **options)
     print_json(outcome.verdict())
     print_json(durable(outcome))
     print(explain(outcome.history))
@@ -27,8 +27,8 @@ async def experiment(run: RunFolder, name: str, edits: Mapping[str, str], burst_
 
 def stop_experiments(run: RunFolder) -> dict[str, object]:
     """Stop the experiments' dev server; say whether any process or the port is left."""
-    bench = current().benches.pop(run.root, None)
-    if bench is None or bench.server is None:
+    workbench = current().workbenches.pop(run.root, None)
+    if workbench is None or workbench.server is None:
         return {"processesLeft": 0, "portFree": True}
-    bench.close()
-    return bench.server.leftovers()
+    workbench.close()
+    return workbench.server.leftovers()

@@ -2,7 +2,7 @@
 
 `session = lab.start(language, workdir)` sets the notebook's language (every helper prints in it, errors too),
 creates this run's folder and becomes the one owner of everything the notebook starts: the dev servers (one per
-run folder), the experiments' bench, the rehearsal's Cloudflare double. `Session.stop()` is the one place that
+run folder), the experiments' workbench, the rehearsal's Cloudflare double. `Session.stop()` is the one place that
 stops them, and `start()` calls it for the previous session first, so re-running the setup cell leaves nothing
 behind (a kernel that dies takes its servers along through their watchdogs).
 """
@@ -34,19 +34,19 @@ class Session:
     run: RunFolder
     servers: dict[Path, DevServer] = field(default_factory=dict)
     _serving: dict[Path, ExitStack] = field(default_factory=dict, repr=False)  # domain.runs.serving, held open
-    benches: dict[Path, Workbench] = field(default_factory=dict)
+    workbenches: dict[Path, Workbench] = field(default_factory=dict)
     cloud: bool | str = False
     rehearsal: Any = None  # course.cloud_mode.Rehearsal while cloud = "rehearsal"
 
     def stop(self) -> None:
-        """Stop every server, bench and stand-in this session started; safe to call twice."""
+        """Stop every server, workbench and stand-in this session started; safe to call twice."""
         self.servers.clear()
         while self._serving:
             _, held = self._serving.popitem()
             held.close()  # stopped and proven gone
-        while self.benches:
-            _, bench = self.benches.popitem()
-            bench.close()
+        while self.workbenches:
+            _, workbench = self.workbenches.popitem()
+            workbench.close()
         if self.rehearsal is not None:
             rehearsal, self.rehearsal = self.rehearsal, None
             rehearsal.stop()
