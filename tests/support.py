@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -45,11 +46,12 @@ def lab_processes() -> list[str]:
     from reservation_lab.paths import REPO_ROOT
 
     node_modules = str(REPO_ROOT / "worker" / "node_modules")
+    ours = (str(REPO_ROOT), sys.executable)  # a watchdog of another checkout (a second clone's tests) is not ours
     return [
         f"{info.pid}: {info.cmdline[:160]}"
         for info in live_processes()
         if (node_modules in info.cmdline and ("workerd" in info.cmdline or " dev " in info.cmdline))
-        or "reservation_lab.runtime.watchdog" in info.cmdline
+        or ("reservation_lab.runtime.watchdog" in info.cmdline and any(mark in info.cmdline for mark in ours))
     ]
 
 

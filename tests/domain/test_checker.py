@@ -96,7 +96,7 @@ def test_lost_update_names_both_requests() -> None:
     history = [acc("request-3", 1), acc("request-7", 1), acc("request-1", 2)]
     result = check_history(history, status(0))
     assert not result.ok and result.order == []
-    assert result.problem.startswith("request-3 and request-7 both saw reserved=1")
+    assert result.problem.startswith("request-3 and request-7 both report reserved=1")
     assert "lost update" in result.problem
 
 
@@ -213,7 +213,7 @@ def test_durable_reserved_below_the_chain_is_a_lost_write() -> None:
     result = check_history(history, status(0), status(2, 3))
     assert not result.ok
     assert result.problem == ("the durable status says reserved=2, but accepted answers took the counter to 3: "
-                              "an acknowledged reservation was lost")
+                              "1 acknowledged reservation was lost")
 
 
 @pytest.mark.parametrize(
@@ -311,10 +311,10 @@ def test_problems_are_ordered_along_the_counter() -> None:
     history = [acc("request-1", 1), acc("request-2", 1), acc("request-3", 2), acc("request-4", 2)]
     result = check_history(history, status(0))
     assert [p.split(" (")[0] for p in result.problems] == [
-        "request-1 and request-2 both saw reserved=1", "request-3 and request-4 both saw reserved=2"]
+        "request-1 and request-2 both report reserved=1", "request-3 and request-4 both report reserved=2"]
     text = explain(result)
     assert text.startswith("No serial order explains these answers. First contradiction: request-1 and request-2")
-    assert "1 more:" in text
+    assert "1 more contradiction:" in text
 
 
 def test_malformed_input_raises() -> None:

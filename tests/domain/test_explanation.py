@@ -91,6 +91,11 @@ VALID = ([acc("request-1", 1), body("request-2", None, seats=2), acc("request-3"
          status(0), status(4, 3, 1))
 VALID_FULL = ([acc("request-1", 4, seats=4), rej("request-2", 4), rej("request-3", 4), body("request-4", None),
                body("request-5", None)], status(0), None)
+UNCHANGED = ([rej("request-1", 4), rej("request-2", 4)], status(4, 4), None)  # a full workshop: nothing moves
+ONE_UNDECIDED_NONE = ([acc("request-1", 4, seats=4), body("request-2", None)], status(0), None)
+FIVE_CLAIM_ONE = ([acc(f"request-{i}", 1) for i in range(1, 6)], status(0), None)  # "… and 2 more" at limit 1
+TWO_UNDECIDED_APPLIED = ([acc("request-1", 1), body("request-2", None), body("request-3", None), acc("request-4", 4)],
+                         status(0), None)
 
 BROKEN: dict[str, tuple[list[Any], dict[str, int], dict[str, int] | None, list[Any] | None]] = {
     "impossible start": ([], {"capacity": 4, "reserved": 5}, None, None),
@@ -117,6 +122,8 @@ BROKEN: dict[str, tuple[list[Any], dict[str, int], dict[str, int] | None, list[A
     "false rejection, 2 seats": ([acc("request-1", 1), rej("request-2", 1, seats=2)], status(0), None, None),
     "durable capacity": ([acc("request-1", 1)], status(0), status(1, 1, capacity=5), None),
     "durable lost write": ([acc("request-1", 1), acc("request-2", 2)], status(0), status(1, 2), None),
+    "durable lost writes": ([acc("request-1", 1), acc("request-2", 2), acc("request-3", 3)], status(0), status(1, 3),
+                            None),
     "1 seat taken": ([acc("request-1", 1), acc("request-2", 2)], status(0), status(3, 2), None),
     "2 seats taken": ([acc("request-1", 1), acc("request-2", 2)], status(0), status(4, 2), None),
     "durable acceptedSeats": ([acc("request-1", 1)], status(0), status(1, 1, seats=2), None),
@@ -159,7 +166,8 @@ def test_every_template_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(explanation, "describe", spy)
     results = [broken(name) for name in BROKEN]
-    results += [check_history(*history) for history in (VALID, VALID_FULL)]
+    results += [check_history(*history) for history in (VALID, VALID_FULL, UNCHANGED, ONE_UNDECIDED_NONE,
+                                                         TWO_UNDECIDED_APPLIED, FIVE_CLAIM_ONE)]
     for result in results:
         for language in LANGUAGES:
             explain(result, language=language)
@@ -184,14 +192,14 @@ def test_every_problem_in_every_language(name: str) -> None:
 BEFORE = {  # explain()'s English output before the checker spoke other languages
     "lost update": "No serial order explains these answers. First contradiction: request-1 moved the counter from 0 "
                    "to 2, but request-3 had already taken it to 1 (a lost update: the two reservations overlap).\n"
-                   "2 more:\n"
-                   "  - request-3 and request-7 both saw reserved=1 (a lost update: two accepted answers claim the "
+                   "2 more contradictions:\n"
+                   "  - request-3 and request-7 both report reserved=1 (a lost update: two accepted answers report the "
                    "same counter value)\n"
-                   "  - request-1 and request-4 both saw reserved=2 (a lost update: two accepted answers claim the "
+                   "  - request-1 and request-4 both report reserved=2 (a lost update: two accepted answers report the "
                    "same counter value)",
     "overbooking": "No serial order explains these answers. First contradiction: request-5 was accepted with "
                    "reserved=5, above the capacity of 4 (overbooking).\n"
-                   "1 more:\n"
+                   "1 more contradiction:\n"
                    "  - request-6 was accepted with reserved=6, above the capacity of 4 (overbooking)",
     "valid": "One serial order explains all answers: the counter goes from 0 to 4 (capacity 4); 2 accepted, "
              "1 rejected; 1 undecided, of which this order lets 1 take effect.\n"
@@ -200,8 +208,8 @@ BEFORE = {  # explain()'s English output before the checker spoke other language
 BEFORE_LIMIT_1 = {
     "lost update": "No serial order explains these answers. First contradiction: request-1 moved the counter from 0 "
                    "to 2, but request-3 had already taken it to 1 (a lost update: the two reservations overlap).\n"
-                   "2 more:\n"
-                   "  - request-3 and request-7 both saw reserved=1 (a lost update: two accepted answers claim the "
+                   "2 more contradictions:\n"
+                   "  - request-3 and request-7 both report reserved=1 (a lost update: two accepted answers report the "
                    "same counter value)\n"
                    "  … and 1 more.",
     "overbooking": BEFORE["overbooking"],
@@ -238,11 +246,11 @@ def test_explanation_in_the_notebook_language(name: str, language: str, limit: i
     ("language", "expected"),
     [
         ("de", ["Keine serielle Reihenfolge erklärt", "Die Anfrage request-1 hat den Zähler von 0 auf 2 gesetzt",
-                "verlorene Aktualisierung", "2 weitere:"]),
+                "verlorene Aktualisierung", "2 weitere Widersprüche:"]),
         ("pt", ["Nenhuma ordem serial explica", "a solicitação request-1 levou o contador de 0 a 2",
-                "atualização perdida", "Mais 2:"]),
+                "atualização perdida", "Mais 2 contradições:"]),
         ("es", ["Ningún orden serial explica", "la solicitud request-1 llevó el contador de 0 a 2",
-                "actualización perdida", "2 más:"]),
+                "actualización perdida", "2 contradicciones más:"]),
     ],
 )
 def test_lost_update_wording(language: str, expected: list[str]) -> None:

@@ -72,7 +72,7 @@ def test_check_workshop_finds_a_lie() -> None:
     lost_write = {**after, "reserved": 0, "acceptedSeats": 0}
     assert any("grew by 0" in p for p in check_workshop("w", [good], fresh, lost_write))
     extra_row = {**after, "rejectedRequests": 1}
-    assert any("1 distinct requestIds" in p for p in check_workshop("w", [good], fresh, extra_row))
+    assert any("1 distinct requestId was sent" in p for p in check_workshop("w", [good], fresh, extra_row))
 
 
 def test_helpers_and_bounds() -> None:

@@ -189,7 +189,7 @@ def test_errors_survive_pickle_and_copy() -> None:
     from reservation_lab.errors import BurstReplayed, PortBusyError
 
     for error in (PortBusyError("errors.port_busy", port=1, host="127.0.0.1"),
-                  BurstReplayed("invariants.all_replayed", n=10),
+                  BurstReplayed(plural("invariants.all_replayed", 10)),
                   APIError("cloud.api_not_json", kind="server", status=502, what=Message("cloud.what_settings"),
                            code=502)):
         for again in (pickle.loads(pickle.dumps(error)), copy.copy(error)):

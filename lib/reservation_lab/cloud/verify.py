@@ -23,7 +23,7 @@ from reservation_lab.domain.decisions import Decision
 from reservation_lab.domain.facts import BURST_SIZE
 from reservation_lab.domain.invariants import check_burst, durable_view, expected_summary, expected_totals
 from reservation_lab.errors import InvariantError, LabError
-from reservation_lab.i18n import REFERENCE, Message, describe
+from reservation_lab.i18n import REFERENCE, Message, describe, plural
 from reservation_lab.runtime.redact import redact
 
 MODES = ("deployed", "deleted")
@@ -111,7 +111,7 @@ def check_namespace(api: CloudflareAPI, script: str) -> Message:
     namespaces = api.durable_object_namespaces()
     ours = [n for n in namespaces if n.get("script") == script and n.get("class") == CLASS_NAME]
     if not ours:
-        raise CheckFailed("verify.namespace_missing", class_name=CLASS_NAME, n=len(namespaces))
+        raise CheckFailed(plural("verify.namespace_missing", len(namespaces), class_name=CLASS_NAME))
     if ours[0].get("use_sqlite") is not True:
         raise CheckFailed("verify.namespace_not_sql", class_name=CLASS_NAME, value=ours[0].get("use_sqlite"))
     bound = [b.get("namespace_id") for b in api.script_settings(script).get("bindings") or []
@@ -128,8 +128,8 @@ def check_cloud_launch(app_url: str, burst_size: int) -> Message:
         actual = durable_view(client.status(CLOUD_WORKSHOP))
     expected = expected_totals(burst_size)
     if actual != expected:
-        raise CheckFailed("verify.totals_after_burst", workshop=CLOUD_WORKSHOP, actual=actual, expected=expected,
-                          n=burst_size)
+        raise CheckFailed(plural("verify.totals_after_burst", burst_size, workshop=CLOUD_WORKSHOP, actual=actual,
+                                 expected=expected))
     return Message("verify.totals_ok", {"workshop": CLOUD_WORKSHOP, "actual": actual})
 
 
@@ -154,7 +154,7 @@ def check_fresh_burst(app_url: str, workshop: str, size: int = VERIFY_BURST) -> 
     if durable_view(after) != expected_totals(size):
         raise CheckFailed("verify.totals", workshop=workshop, actual=durable_view(after),
                           expected=expected_totals(size))
-    return Message("verify.burst_ok", {"n": size, "workshop": workshop, "accepted": summary.accepted,
+    return plural("verify.burst_ok", size, **{"workshop": workshop, "accepted": summary.accepted,
                                        "rejected": summary.rejected})
 
 
@@ -187,7 +187,7 @@ def check_namespace_gone(api: CloudflareAPI, script: str) -> Message:
     left = sorted(str(n.get("class")) for n in namespaces if n.get("script") == script)
     if left:
         raise CheckFailed("verify.namespaces_left", classes=", ".join(left))
-    return Message("verify.namespaces_gone", {"n": len(namespaces)})
+    return plural("verify.namespaces_gone", len(namespaces))
 
 
 def verify_deleted(api: CloudflareAPI, script: str, attempts: int = 1, delay: float = 3.0) -> Verdict:

@@ -37,7 +37,7 @@ def skip_cloud(step: int | str) -> None:
 
 def show_config(path: Path) -> None:
     """Print a wrangler config with the account ID hidden."""
-    print_json(redacted(json.loads(Path(path).read_text())))
+    print_json(redacted(json.loads(Path(path).read_text()), message("lines.hidden_value")))
 
 
 def decision_table(decisions: Iterable[Decision]) -> list[dict[str, Any]]:

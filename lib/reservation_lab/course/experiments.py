@@ -8,9 +8,11 @@ from collections.abc import Mapping
 from reservation_lab.course.display import print_json
 from reservation_lab.course.session import current
 from reservation_lab.domain.checker import explain
+from reservation_lab.domain.invariants import all_replayed
 from reservation_lab.domain.runs import RunFolder
 from reservation_lab.experiments.variants import Outcome, durable, run_experiment
 from reservation_lab.experiments.workbench import Workbench
+from reservation_lab.i18n import describe, message, plural
 
 
 async def experiment(run: RunFolder, name: str, edits: Mapping[str, str], burst_size: int, **options: bool) -> Outcome:
@@ -19,8 +21,10 @@ async def experiment(run: RunFolder, name: str, edits: Mapping[str, str], burst_
     workbenches = current().workbenches  # the session owns the workbench and stops it with everything else
     workbench = workbenches.get(run.root) or workbenches.setdefault(run.root, Workbench(run))
     outcome = await run_experiment(workbench, name, edits, burst_size, **options)
-    print_json(outcome.verdict())
+    print_json(shown_verdict(outcome.verdict()))
     print_json(durable(outcome))
+    if outcome.repeated and all_replayed(outcome.repeated):  # replays repeat old decisions: none is new
+        print(describe(plural("invariants.all_replayed", len(outcome.repeated))))
     print(explain(outcome.history))
     return outcome
 
@@ -32,3 +36,10 @@ def stop_experiments(run: RunFolder) -> dict[str, object]:
         return {"processesLeft": 0, "portFree": True}
     workbench.close()
     return workbench.server.leftovers()
+
+
+def shown_verdict(verdict: dict[str, object]) -> dict[str, object]:
+    """The verdict as the learner reads it: the checker's problem codes (which the check cells compare) named in
+    the notebook's language."""
+    codes = verdict.get("problems") or []
+    return {**verdict, "problems": [message(f"problems.{code}") for code in codes]}  # type: ignore[union-attr]

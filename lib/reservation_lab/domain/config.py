@@ -152,9 +152,9 @@ def write_cleanup_config(run: RunPaths, account_id: str | None = None) -> Path:
     return _write_jsonc(run.cleanup_config, cleanup_config(run.name, account_id))
 
 
-def redacted(config: dict) -> dict:
-    """A copy fit for display: the account ID is replaced by a placeholder."""
+def redacted(config: dict, placeholder: str = "<hidden>") -> dict:
+    """A copy fit for display: the account ID is replaced by `placeholder` (the notebook's word for hidden)."""
     shown = dict(config)
     if "account_id" in shown:
-        shown["account_id"] = "<hidden>"
+        shown["account_id"] = placeholder
     return shown

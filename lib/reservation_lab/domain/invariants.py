@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, NoReturn
@@ -9,7 +10,7 @@ from typing import Any, NoReturn
 from reservation_lab.domain.decisions import Decision
 from reservation_lab.domain.facts import CAPACITY, STATUS_FIELDS
 from reservation_lab.errors import BurstReplayed, InvariantError
-from reservation_lab.i18n import REFERENCE, Message, describe
+from reservation_lab.i18n import REFERENCE, Message, describe, plural
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def check_burst(
     decisions = list(decisions)
     capacity = after["capacity"]
     if all_replayed(decisions):
-        raise BurstReplayed("invariants.all_replayed", n=len(decisions))
+        raise BurstReplayed(plural("invariants.all_replayed", len(decisions)))
     for d in decisions:
         if not d.decided:
             fail("no_decision", rid=d.request_id, code=d.status_code, body=d.body, attempts=len(d.attempts))
@@ -91,8 +92,8 @@ def check_burst(
     summary = summarize(decisions)
     problems = growth_problems([d for d in decisions if d.status == "accepted"], before, after)
     if after["rejectedRequests"] - before["rejectedRequests"] != summary.rejected:
-        problems.append(Message("invariants.rejected_vs_rows", {
-            "n": summary.rejected, "grew": after["rejectedRequests"] - before["rejectedRequests"]}))
+        problems.append(plural("invariants.rejected_vs_rows", summary.rejected,
+                               grew=after["rejectedRequests"] - before["rejectedRequests"]))
     if problems:
         raise InvariantError(problems[0])
     check_status(after)
@@ -108,7 +109,7 @@ def growth_problems(accepted: list[Decision], before: Mapping[str, Any], after: 
         problems.append(Message("invariants.seats_vs_counter", {"seats": seats, "grew": grew}))
     grew = after["acceptedRequests"] - before["acceptedRequests"]
     if grew != len(accepted):
-        problems.append(Message("invariants.accepted_vs_rows", {"n": len(accepted), "grew": grew}))
+        problems.append(plural("invariants.accepted_vs_rows", len(accepted), grew=grew))
     return problems
 
 
@@ -123,10 +124,22 @@ def check_status(status: Mapping[str, Any]) -> None:
 def check_equal(label: str, actual: Any, expected: Any, **values: Any) -> None:
     """Assert actual == expected; `label` names what was compared: a key of the catalog's `checks` section
     (with the `values` of its placeholders), so the failure reads in the learner's language."""
-    label_message = Message(f"checks.{label}", values)
+    label_message = Message(f"checks.{label}", values, count="n" if "n" in values else None)  # {n}: a count
     describe(label_message, REFERENCE)  # an unknown label fails at once, not only when the check fails
     if actual != expected:
-        fail("not_equal", label=label_message, expected=expected, actual=actual)
+        fail("not_equal", label=label_message, expected=shown_value(expected), actual=shown_value(actual))
+
+
+def shown_value(value: Any) -> Any:
+    """A value as a learner reads it in a sentence: yes/no in the notebook's language for a bool, JSON for a
+    record (anything with as_dict(), a dict, a list), the value itself otherwise — never a Python repr."""
+    if isinstance(value, bool):
+        return Message("invariants.yes" if value else "invariants.no")
+    if hasattr(value, "as_dict"):
+        value = value.as_dict()
+    if isinstance(value, dict | list | tuple):
+        return json.dumps(value, ensure_ascii=False)
+    return value
 
 
 def totals_after(status: Mapping[str, int], late: Summary) -> dict[str, int]:
@@ -163,5 +176,5 @@ def answered_totals_problems(
     stored = (after["acceptedRequests"] + after["rejectedRequests"]
               - before["acceptedRequests"] - before["rejectedRequests"])
     if stored != distinct:
-        problems.append(Message("invariants.stored_vs_distinct", {"n": distinct, "stored": stored}))
+        problems.append(plural("invariants.stored_vs_distinct", distinct, stored=stored))
     return [describe(problem, REFERENCE) for problem in problems]  # a drill's report is English

@@ -52,6 +52,7 @@ from reservation_lab.drills.common import (
     summed,
 )
 from reservation_lab.errors import LabError
+from reservation_lab.i18n import plural
 
 MAX_REQUESTS = 20_000  # per level
 MAX_CONCURRENCY = 500
@@ -159,7 +160,7 @@ def check_bounds(requests: int, levels: Sequence[int], workshops: int) -> None:
     """Refuse sizes outside the drill's bounds, with a message saying which."""
     require_between("--requests", requests, 1, MAX_REQUESTS)
     if not 1 <= len(levels) <= MAX_LEVELS:
-        raise LabError("drills.levels", most=MAX_LEVELS, n=len(levels))
+        raise LabError(plural("drills.levels", len(levels), most=MAX_LEVELS))
     for level in levels:
         require_between("each concurrency level", level, 1, MAX_CONCURRENCY)
     require_between("--workshops", workshops, 1, MAX_WORKSHOPS)

@@ -6,23 +6,32 @@ from __future__ import annotations
 from reservation_lab.domain.checker.verdict import CheckResult
 from reservation_lab.i18n import Message, current_language, describe, plural
 
+MORE_PROBLEMS = 3  # contradictions listed after the first; the rest are counted ("… and N more")
+ORDER_STEPS = 12  # steps of the serial order shown
 
-def explain(result: CheckResult, limit: int = 12, language: str | None = None) -> str:
+
+def explain(result: CheckResult, limit: int | None = None, language: str | None = None) -> str:
     """A few sentences in `language` (default: the notebook's; English if unknown): the serial order that explains
-    the answers, or the first contradiction and up to `limit` more."""
+    the answers (up to `limit` steps, default 12), or the first contradiction and up to `limit` more (default 3,
+    then "… and N more")."""
     language = language or current_language()
     if not result.ok:
-        return _explain_problems(result, limit, language)
+        return _explain_problems(result, MORE_PROBLEMS if limit is None else limit, language)
     undecided: Message | str = ""
-    if result.unknown:
+    if result.unknown and result.applied_unknown:
         undecided = plural("checker.explain_undecided", len(result.unknown), applied=len(result.applied_unknown))
-    summary = Message("checker.explain_ok", {
-        "start": result.start, "end": result.end, "capacity": result.capacity, "undecided": undecided,
-        "accepted": plural("checker.explain_accepted", result.accepted),
-        "rejected": plural("checker.explain_rejected", result.rejected)})
+    elif result.unknown:
+        undecided = plural("checker.explain_undecided_none", len(result.unknown))
+    counts = {"capacity": result.capacity, "undecided": undecided,
+              "accepted": plural("checker.explain_accepted", result.accepted),
+              "rejected": plural("checker.explain_rejected", result.rejected)}
+    if result.start == result.end:  # e.g. a burst of replays: no seat taken
+        summary = Message("checker.explain_ok_unchanged", {"start": result.start, **counts})
+    else:
+        summary = Message("checker.explain_ok", {"start": result.start, "end": result.end, **counts})
     lines = [describe(summary, language)]
     if result.steps:
-        lines.append(_explain_order(result, limit, language))
+        lines.append(_explain_order(result, ORDER_STEPS if limit is None else limit, language))
     return "\n".join(lines)
 
 
@@ -32,10 +41,10 @@ def _explain_problems(result: CheckResult, limit: int, language: str) -> str:
         result.problem, result.problems[1:])
     lines = [describe(Message("checker.explain_failed", {"problem": first}), language)]
     if more:
-        lines.append(describe(Message("checker.explain_more", {"n": len(more)}), language))
+        lines.append(describe(plural("checker.explain_more", len(more)), language))
         lines.extend(f"  - {describe(p, language) if isinstance(p, Message) else p}" for p in more[:limit])
         if len(more) > limit:
-            lines.append("  " + describe(Message("checker.explain_and_more", {"n": len(more) - limit}), language))
+            lines.append("  " + describe(plural("checker.explain_and_more", len(more) - limit), language))
     return "\n".join(lines)
 
 
@@ -51,6 +60,6 @@ def _explain_order(result: CheckResult, limit: int, language: str) -> str:
         else:
             described.append(describe(Message("checker.explain_step_rejected", {
                 "rid": step.request_id, "reserved": step.reserved, "mark": mark}), language))
-    tail = (describe(Message("checker.explain_order_tail", {"n": len(result.steps) - limit}), language)
+    tail = (describe(plural("checker.explain_order_tail", len(result.steps) - limit), language)
             if len(result.steps) > limit else "")
     return describe(Message("checker.explain_order", {"steps": ", ".join(described), "tail": tail}), language)

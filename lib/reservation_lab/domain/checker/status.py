@@ -49,7 +49,8 @@ def check_after(after: Mapping[str, Any], before: Mapping[str, Any], capacity: i
     if after["capacity"] != capacity:
         problems.add(DURABLE, 0, "after_capacity", said=after["capacity"], capacity=capacity)
     if reserved < decided_end:
-        problems.add(DURABLE, 1, "after_lost_write", reserved=reserved, decided=decided_end)
+        problems.add(DURABLE, 1, plural("checker.after_lost_write", decided_end - reserved, reserved=reserved,
+                                        decided=decided_end))
     elif reserved != end:
         problems.add(DURABLE, 1, "after_unexplained", reserved=reserved, end=end,
                      taken=plural("checker.taken", reserved - end))

@@ -22,6 +22,7 @@ from reservation_lab.drills.bad_input.report import BadInputReport, Finding
 from reservation_lab.drills.bad_input.wire import Answer, Expected, RawRequest
 from reservation_lab.drills.common import DrillFolder, choose_seed, progress_bar, require_between
 from reservation_lab.errors import LabError
+from reservation_lab.i18n import plural
 from reservation_lab.runtime.devserver import DevServer
 
 MAX_EXAMPLES = 5000
@@ -118,8 +119,8 @@ def _send_and_judge(link: _Link, contract: Contract, planned: list[tuple[RawRequ
         silent = silent + 1 if answer.error is not None else 0
         if silent >= MAX_SILENT or link.server.proc.poll() is not None:
             bar.close()
-            raise LabError("drills.server_stopped", error=answer.error or "exit", n=len(report.findings),
-                           log=link.server.log_path)
+            raise LabError(plural("drills.server_stopped", len(report.findings), error=answer.error or "exit",
+                                  log=link.server.log_path))
         if previous is not None and any(reason == "proxy drop" for reason, _ in link.retried[before:]):
             report.drops_after[previous.kind if previous.kind.startswith("table") else previous.shape()] += 1
         previous = request
