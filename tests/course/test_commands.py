@@ -16,6 +16,7 @@ import pytest
 
 from reservation_lab.authoring.jupyter import terminal_env
 from reservation_lab.paths import REPO_ROOT
+from reservation_lab.runtime.ports import free_port, port_is_free
 from reservation_lab.runtime.processes import group_members, stop_process_group
 from reservation_lab.runtime.redact import redact
 from reservation_lab.runtime.toolchain import pinned_wrangler_version
@@ -78,10 +79,20 @@ def test_dry_run_pasted_bundles_the_worker(announced) -> None:
 
 def test_dev_pasted_serves_health_on_the_announced_port(announced) -> None:
     folder, command = one(announced, r"npx wrangler dev --config wrangler\.jsonc .*")
+    # The ports were picked minutes ago, when the notebook ran; if another process holds one now (a learner's other
+    # program, or a second test run on the machine: run 5 of a five-run series once met exactly that), a pasted
+    # command fails with wrangler's "Address already in use" for reasons outside the lab. Such a port is swapped
+    # for a free one, visibly; everything else is pasted verbatim.
+    for flag in ("--port", "--inspector-port"):
+        taken = int(re.search(rf"{flag} (\d+)", command).group(1))
+        if not port_is_free(taken):
+            command = command.replace(f"{flag} {taken}", f"{flag} {free_port()}")
     port = int(re.search(r"--port (\d+)", command).group(1))
-    proc = subprocess.Popen(["bash", "--noprofile", "--norc", "-c", command], cwd=folder, env=terminal_env(),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    log = folder / "logs" / "pasted-dev.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(["bash", "--noprofile", "--norc", "-c", command], cwd=folder, env=terminal_env(),
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
     try:
         def healthy() -> bool:
             try:
@@ -89,7 +100,7 @@ def test_dev_pasted_serves_health_on_the_announced_port(announced) -> None:
                     "status": "ok"}
             except (httpx.HTTPError, ValueError):
                 return proc.poll() is not None  # stop waiting if it exited
-        assert wait_until(healthy, 90, interval=0.2) and proc.poll() is None
+        assert wait_until(healthy, 90, interval=0.2) and proc.poll() is None, log.read_text()[-3000:]
         status = httpx.get(f"http://127.0.0.1:{port}/workshops/launch-day/status", trust_env=False).json()
         assert status["reserved"] == 4, "the pasted dev server serves the notebook's durable state"
     finally:
