@@ -267,7 +267,7 @@ def test_lost_update_wording(language: str, expected: list[str]) -> None:
         ("pt", ["Uma ordem serial explica todas as respostas", "2 aceitas, 1 rejeitada",
                 "request-2 1→3 (sem decisão)", "request-4 rejeitada em 4", "Ordem: "]),
         ("es", ["Un orden serial explica todas las respuestas", "2 aceptadas, 1 rechazada",
-                "request-2 1→3 (sin decidir)", "request-4 rechazada en 4", "Orden: "]),
+                "request-2 1→3 (sin decisión)", "request-4 rechazada en 4", "Orden: "]),
     ],
 )
 def test_valid_history_wording(language: str, expected: list[str]) -> None:
