@@ -114,7 +114,8 @@ def offline_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @dataclass(frozen=True)
 class CourseRun:
-    """`python -m reservation_lab local` of the German notebook with its defaults (experiments included)."""
+    """`python -m reservation_lab local` of the German notebook with its defaults, the experiments skipped (nbval,
+    the browser test and the workbench tests run them)."""
 
     root: Path
     stdout: str
@@ -135,7 +136,8 @@ def german_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CourseRun]:
     """The run folder lives in .runs/ (so announced folders are shown relative to the repository); it is removed
     afterwards, exactly that folder. The command runs from an unrelated folder, as a course author may."""
     root = RUNS_DIR / new_run_name()
-    proc = subprocess.run([sys.executable, "-m", "reservation_lab", "local", "--workdir", str(root)],
+    command = [sys.executable, "-m", "reservation_lab", "local", "--workdir", str(root), "--no-experiments"]
+    proc = subprocess.run(command,
                           capture_output=True, text=True, timeout=400, cwd=tmp_path_factory.mktemp("elsewhere"))
     yield CourseRun(root, proc.stdout, proc.stderr, proc.returncode)
     shutil.rmtree(root, ignore_errors=True)
