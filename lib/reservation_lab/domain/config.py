@@ -20,21 +20,19 @@ import json5
 
 from reservation_lab.errors import LabError
 from reservation_lab.paths import WORKER_DIR, WORKER_SRC
+from reservation_lab.runtime.layout import RunLayout
 
 RUN_PREFIX = "labex-c10-o03-"
 RUN_NAME = re.compile(r"^labex-c10-o03-[0-9a-f]{12}$")
 TEMPLATE = WORKER_DIR / "wrangler.jsonc"
 
 
-class RunPaths(Protocol):
-    """What a config writer needs of a run (domain.runs.RunFolder has it): its Worker name and config paths."""
+class RunPaths(RunLayout, Protocol):
+    """What a config writer needs of a run (domain.runs.RunFolder has it): the runtime's layout, the Worker name
+    and the cleanup config's path."""
 
     @property
     def name(self) -> str: ...
-    @property
-    def root(self) -> Path: ...
-    @property
-    def config(self) -> Path: ...
     @property
     def cleanup_config(self) -> Path: ...
 
