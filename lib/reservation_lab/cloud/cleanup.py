@@ -14,6 +14,8 @@ from pathlib import Path
 
 from reservation_lab.cloud.api import CloudflareAPI, is_not_found
 from reservation_lab.cloud.steps import (
+    CLEANED,
+    REHEARSED,
     api_token,
     config_account_id,
     delete_worker,
@@ -29,27 +31,30 @@ from reservation_lab.paths import REPO_ROOT, RUNS_DIR
 from reservation_lab.runtime.commands import relative_args, shown_folder
 from reservation_lab.runtime.wrangler import STDOUT, Echo
 
-CLEANED = "verified-deleted"
-REHEARSED = "rehearsal"
-
 
 def left_deployed(run: RunFolder) -> bool:
     """Whether the run deployed to a real account and was not proven deleted since."""
-    logs = run.logs_dir
+    return _deployed_not_cleaned(run.logs_dir)
+
+
+def _deployed_not_cleaned(logs: Path) -> bool:
     deployed = any(logs.glob("deploy-*.ndjson")) or any(logs.glob("cleanup-deploy-*.ndjson"))
     return deployed and not (logs / CLEANED).exists() and not (logs / REHEARSED).exists()
 
 
 def runs_left_deployed(runs_dir: Path = RUNS_DIR) -> list[Path]:
-    """Run folders under `runs_dir` whose Worker may still exist in the account (oldest first)."""
+    """Run folders under `runs_dir` whose Worker may still exist in the account (oldest first). Every setup cell
+    asks, so only the logs of each folder are looked at; a config is read only for a folder that deployed."""
     found = []
-    for folder in sorted(runs_dir.glob("labex-c10-o03-*"), key=lambda p: p.stat().st_mtime):
+    for folder in runs_dir.glob("labex-c10-o03-*"):
+        if not _deployed_not_cleaned(folder / "logs"):
+            continue
         try:
-            if left_deployed(open_run(folder)):
-                found.append(folder)
+            open_run(folder)  # a real run folder (its config names a lab Worker)
         except LabError:
             continue
-    return found
+        found.append(folder)
+    return sorted(found, key=lambda folder: folder.stat().st_mtime)
 
 
 def left_deployed_line(root: Path, language: str | None = None) -> str:

@@ -40,6 +40,8 @@ from reservation_lab.runtime.wrangler import (
 )
 
 REHEARSAL_ENV = "RESERVATION_LAB_REHEARSAL"  # set by the course's rehearsal while the double stands in
+CLEANED = "verified-deleted"  # logs/ marker: the verifier proved this run's Worker and namespaces gone
+REHEARSED = "rehearsal"  # logs/ marker: this run deployed to the rehearsal's double (gone with its kernel)
 LOGIN_TIMEOUT = 15 * 60
 DEPLOY_TIMEOUT = 10 * 60
 WORKERS_DEV = re.compile(r"https://[a-z0-9.-]+\.workers\.dev")
@@ -251,7 +253,7 @@ def deploy(run: RunFolder, cleanup: bool = False, echo: Echo = STDOUT) -> Deploy
         raise _deploy_failed(error, run) from None
     ndjson = output.read_text() if output.exists() else ""
     if os.environ.get(REHEARSAL_ENV):
-        (run.logs_dir / "rehearsal").touch()  # deployed to the rehearsal's double: gone with its kernel
+        (run.logs_dir / REHEARSED).touch()
     if cleanup and reports_stale_tombstone(result.output):
         _say(echo, message("cloud.already_deleted", class_name=CLASS_NAME))
     elif cleanup and not reports_deletion(result.output):
@@ -364,5 +366,5 @@ def verify(run: RunFolder, mode: str, account_id: str | None = None, app_url: st
         raise VerificationFailed(verdict.outcome())
     print(describe(verdict.outcome()))
     if mode == "deleted":
-        (run.logs_dir / "verified-deleted").touch()  # cloud.cleanup reads it: nothing of this run is left
+        (run.logs_dir / CLEANED).touch()
     return verdict
