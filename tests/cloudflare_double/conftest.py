@@ -19,7 +19,7 @@ def double(tmp_path: Path, offline_home: None, monkeypatch: pytest.MonkeyPatch) 
         for name, value in stand_in.environment().items():
             monkeypatch.setenv(name, value)
         yield stand_in
-    assert stand_in.bundles.servers == {}
+    assert stand_in.bundles.held.running() == {}
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def oauth_double(tmp_path: Path, offline_home: None, monkeypatch: pytest.MonkeyP
         for name, value in stand_in.environment(with_token=False).items():
             monkeypatch.setenv(name, value)
         yield stand_in
-    assert stand_in.bundles.servers == {}
+    assert stand_in.bundles.held.running() == {}
 
 
 @pytest.fixture

@@ -172,4 +172,5 @@ def test_waiting_shows_one_progress_line_and_a_rerun_setup_cell_stops_what_the_s
     shown = [output for output in nb.cells[1].outputs if output.output_type == "display_data"]
     assert len(shown) == 1, nb.cells[1].outputs  # one line, updated in place while waiting
     assert re.fullmatch(r"wrangler dev pronto após \d+,\d s", shown[0].data["text/plain"])
-    assert nb.cells[2].outputs[-1].text == "True True True True True True True\n"
+    assert nb.cells[2].outputs[-1].text.splitlines()[-1] == "True True True True True True True"  # after any
+    # earlier-run lines the setup cell prints for this checkout's .runs

@@ -11,15 +11,13 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
 from reservation_lab.cloudflare_double.state import Account, Namespace, Script
-from reservation_lab.domain.runs import serving
-from reservation_lab.runtime.devserver import DevServer
+from reservation_lab.domain.runs import HeldServers
 
 NOT_FOUND_PAGE = b"<!DOCTYPE html><title>Not found</title><p>There is nothing here yet.</p>"
 BAD_GATEWAY_PAGE = b"<!DOCTYPE html><title>502 Bad gateway</title><p>Error code 502.</p>"
@@ -63,15 +61,15 @@ class Bundles:
     def __init__(self, root: Path, account: Account) -> None:
         self.root = root
         self.account = account
-        self.servers: dict[str, DevServer] = {}
-        self._held: dict[str, ExitStack] = {}  # domain.runs.serving of each running Worker, held open
+        self.held = HeldServers()  # one wrangler dev per running Worker, by script name
+        self._http = httpx.Client(trust_env=False, timeout=30)  # one connection pool for every forwarded request
 
     def folder(self, name: str) -> WorkerFolder:
         return WorkerFolder(self.root / name)
 
     def deploy(self, script: Script) -> None:
         """Write the modules and (re)start the Worker on the same state folder."""
-        self._stop(script.name)
+        self.held.stop(script.name)
         folder = self.folder(script.name)
         shutil.rmtree(folder.root / "src", ignore_errors=True)
         for module, content in script.modules.items():
@@ -81,9 +79,7 @@ class Bundles:
         live = {n.class_name for n in self.account.namespaces if n.script == script.name}
         folder.config.write_text(json.dumps(local_config(script, live), indent=2))
         if live:
-            held = ExitStack()
-            self.servers[script.name] = held.enter_context(serving(folder, log_name="workerd.log", shown=False))
-            self._held[script.name] = held
+            self.held.start(script.name, folder, log_name="workerd.log", shown=False)
 
     def route_opened(self, script: Script) -> None:
         """workers.dev starts answering, after the scenario's route delay (DNS, propagation)."""
@@ -91,29 +87,23 @@ class Bundles:
 
     def drop_state(self, name: str, namespace: Namespace) -> None:
         """The namespace is deleted: its objects' SQLite files go with it."""
-        self._stop(name)
+        self.held.stop(name)
         shutil.rmtree(self.folder(name).state_dir, ignore_errors=True)
 
     def remove(self, name: str) -> None:
-        self._stop(name)
+        self.held.stop(name)
         shutil.rmtree(self.folder(name).root, ignore_errors=True)
 
     def stop_all(self) -> None:
-        for name in list(self.servers):
-            self._stop(name)
-
-    def _stop(self, name: str) -> None:
-        self.servers.pop(name, None)
-        held = self._held.pop(name, None)
-        if held is not None:
-            held.close()  # stopped and proven gone
+        self.held.stop_all()  # stopped and proven gone
+        self._http.close()
 
     def forward(self, host: str, method: str, path: str, headers: dict[str, str],
                 body: bytes) -> tuple[int, dict[str, str], bytes]:
         """Answer a request for `host` from the Worker's own wrangler dev (404 page while no route exists)."""
         with self.account.lock:
             script = self._script_for(host)
-            server = self.servers.get(script.name) if script else None
+            server = self.held.get(script.name) if script else None
             faults = self.account.faults
             fail = (server is not None and method == "POST" and path.endswith("/reservations")
                     and faults.error_after_commit > 0)
@@ -127,8 +117,7 @@ class Bundles:
         if server is None:
             return 404, {"content-type": "text/html"}, NOT_FOUND_PAGE
         sent = {k: v for k, v in headers.items() if k.lower() not in HOP_HEADERS}
-        with httpx.Client(trust_env=False, timeout=30) as client:
-            answer = client.request(method, server.base_url + path, headers=sent, content=body)
+        answer = self._http.request(method, server.base_url + path, headers=sent, content=body)
         if fail:  # the Worker committed, but the answer is lost on the way back
             return 502, {"content-type": "text/html"}, BAD_GATEWAY_PAGE
         kept = {k: v for k, v in answer.headers.items() if k.lower() not in HOP_HEADERS}

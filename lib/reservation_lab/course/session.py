@@ -9,7 +9,6 @@ behind (a kernel that dies takes its servers along through their watchdogs).
 
 from __future__ import annotations
 
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 from reservation_lab.cloud.cleanup import left_deployed_line, runs_left_deployed
 from reservation_lab.course.files import register as register_lab_file
 from reservation_lab.course.friendly import friendly_errors
-from reservation_lab.domain.runs import RunFolder, create_run_folder, serving
+from reservation_lab.domain.runs import HeldServers, RunFolder, create_run_folder
 from reservation_lab.errors import LabError
 from reservation_lab.experiments.workbench import Workbench
 from reservation_lab.i18n import message, set_language
@@ -32,18 +31,14 @@ class Session:
 
     language: str
     run: RunFolder
-    servers: dict[Path, DevServer] = field(default_factory=dict)
-    _serving: dict[Path, ExitStack] = field(default_factory=dict, repr=False)  # domain.runs.serving, held open
+    servers: HeldServers = field(default_factory=HeldServers)  # one dev server per run folder
     workbenches: dict[Path, Workbench] = field(default_factory=dict)
     cloud: bool | str = False
     rehearsal: Any = None  # course.cloud_mode.Rehearsal while cloud = "rehearsal"
 
     def stop(self) -> None:
         """Stop every server, workbench and stand-in this session started; safe to call twice."""
-        self.servers.clear()
-        while self._serving:
-            _, held = self._serving.popitem()
-            held.close()  # stopped and proven gone
+        self.servers.stop_all()  # stopped and proven gone
         while self.workbenches:
             _, workbench = self.workbenches.popitem()
             workbench.close()
@@ -107,14 +102,9 @@ def start_server(run: RunFolder, port: int = 0, log_name: str = "dev.log") -> De
     In a notebook the wait for /health shows one line, updated in place ("waiting for wrangler dev … 1.6 s").
     """
     session = current()
-    session.servers.pop(run.root, None)
-    previous = session._serving.pop(run.root, None)
-    if previous is not None:
-        previous.close()
+    session.servers.stop(run.root)
     progress = _ServerProgress(session.language) if _in_kernel() else None
-    held = ExitStack()
-    server = held.enter_context(serving(run, port=port, log_name=log_name, progress=progress))
-    session._serving[run.root], session.servers[run.root] = held, server
+    server = session.servers.start(run.root, run, port=port, log_name=log_name, progress=progress)
     if progress is not None:
         progress.done(server.healthy_after)
     return server

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Hashable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -104,6 +104,38 @@ def serving(run: RunLayout, prove: bool = True, **start: Any) -> Iterator[DevSer
         server.stop_and_prove()
     else:
         server.stop()
+
+
+class HeldServers:
+    """Servers from `serving` kept running between calls (the course session's, the workbench's, the Cloudflare
+    double's Workers), one per key; starting a key again first stops its old server; stop() and stop_all() leave
+    each server stopped and proven gone."""
+
+    def __init__(self) -> None:
+        self._held: dict[Hashable, tuple[DevServer, ExitStack]] = {}
+
+    def start(self, key: Hashable, run: RunLayout, **start: Any) -> DevServer:
+        self.stop(key)
+        held = ExitStack()
+        server = held.enter_context(serving(run, **start))
+        self._held[key] = (server, held)
+        return server
+
+    def get(self, key: Hashable) -> DevServer | None:
+        entry = self._held.get(key)
+        return entry[0] if entry else None
+
+    def running(self) -> dict[Hashable, DevServer]:
+        return {key: server for key, (server, _) in self._held.items()}
+
+    def stop(self, key: Hashable) -> None:
+        entry = self._held.pop(key, None)
+        if entry is not None:
+            entry[1].close()
+
+    def stop_all(self) -> None:
+        while self._held:
+            self.stop(next(iter(self._held)))
 
 
 @contextmanager

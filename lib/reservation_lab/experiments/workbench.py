@@ -10,11 +10,10 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Mapping
-from contextlib import ExitStack
 from pathlib import Path
 
 from reservation_lab.domain.config import write_wrangler_config
-from reservation_lab.domain.runs import RunFolder, create_run_folder, serving
+from reservation_lab.domain.runs import HeldServers, RunFolder, create_run_folder
 from reservation_lab.errors import LabError
 from reservation_lab.runtime.devserver import RELOAD_LINE, DevServer
 
@@ -50,7 +49,7 @@ class Workbench:
         self.folder = create_run_folder(run.root / "experiments", name=run.name)
         write_wrangler_config(self.folder)
         self.server: DevServer | None = None
-        self._held = ExitStack()  # domain.runs.serving of the current server, held open until restart or close
+        self._held = HeldServers()  # the one server, held open until restart or close
 
     def learners_files(self) -> str:
         """Copy the run's Worker files (as the cells wrote them, with the learner's edits); return its index.js."""
@@ -81,14 +80,12 @@ class Workbench:
 
     def restart(self) -> DevServer:
         """Stop the experiments' server and start it again on the same state (the constructor runs again)."""
-        self._held.close()
-        self.server = self._serve("experiments-restarted.log")
+        self.server = self._serve("experiments-restarted.log")  # the held server is stopped first
         return self.server
 
     def _serve(self, log_name: str) -> DevServer:
-        self._held = ExitStack()
-        return self._held.enter_context(serving(self.folder, port=self.port, log_name=log_name))
+        return self._held.start("workbench", self.folder, port=self.port, log_name=log_name)
 
     def close(self) -> None:
         """Stop the server (proven gone); safe to call twice."""
-        self._held.close()
+        self._held.stop_all()
