@@ -106,7 +106,7 @@ def terminal_in_double(tmp_path: Path, offline_home: None) -> Iterator[tuple[Clo
         env["PATH"] = f"{shims}{os.pathsep}{env['PATH']}"
         env["npm_config_registry"] = f"http://127.0.0.1:{free_port()}/"  # wrangler's update check stays local
         yield double, env
-        assert double.bundles.servers == {}
+        assert double.bundles.held.running() == {}
 
 
 def test_cloud_blocks_login_deploy_burst_verify_redeploy_delete_logout(terminal_in_double, tmp_path: Path) -> None:
