@@ -69,18 +69,37 @@ def client(dev_server: DevServer) -> Iterator[LabClient]:
 
 # notebooks, browser, papermill runs, benches: not part of the quick inner loop
 NOT_QUICK = ("tests/course/", "tests/authoring/", "tests/test_cli.py", "tests/test_bench_smoke.py", "notebooks/")
+# The longest groups go to the two workers first, so neither waits alone at the end (pytest-xdist, --dist loadgroup).
+LONGEST_FIRST = ("tests/authoring/test_papermill_run.py", "notebooks/", "tests/course/test_browser.py",
+                 "tests/course/test_binder.py", "german_run", "tests/drills/", "tests/course/",
+                 "tests/cloudflare_double/")
+
+
+def xdist_group(item: pytest.Item, where: str) -> str:
+    """The worker group of a test: the tests that share the session's German run, otherwise its file (a notebook's
+    nbval cells share one kernel; a module's fixtures are built once)."""
+    return "german_run" if "german_run" in getattr(item, "fixturenames", ()) else where.split("::")[0]
+
+
+def rank(group: str) -> int:
+    return next((index for index, start in enumerate(LONGEST_FIRST) if group.startswith(start)), len(LONGEST_FIRST))
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the unit-level tests `quick` (`./lab test -m quick`: the inner loop), and leave the `stress` repeats out
-    unless the -m expression names them (`./lab test -m stress`, or `-m "stress or not stress"` for everything)."""
+    """Mark the unit-level tests `quick` (`./lab test -m quick`: the inner loop), group the tests for the workers
+    (longest groups first), and leave the `stress` repeats out unless the -m expression names them (`./lab test -m
+    stress`, or `-m "stress or not stress"` for everything)."""
     from reservation_lab.paths import REPO_ROOT
 
+    groups: dict[int, str] = {}
     for item in items:
         where = Path(str(item.path)).resolve().relative_to(REPO_ROOT).as_posix()
         if not where.startswith(NOT_QUICK):
             item.add_marker(pytest.mark.quick)
+        groups[id(item)] = xdist_group(item, where)
+        item.add_marker(pytest.mark.xdist_group(groups[id(item)]))
+    items.sort(key=lambda item: rank(groups[id(item)]))  # stable: a group's own order stays
     if "stress" in (config.option.markexpr or ""):
         return
     left_out = [item for item in items if item.get_closest_marker("stress")]
@@ -90,8 +109,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """After the suite no wrangler dev, workerd or watchdog of this checkout may be left running."""
+    """After the suite no wrangler dev, workerd or watchdog of this checkout may be left running (checked once, by
+    the process that ran or supervised every test: not by an xdist worker while the other still runs)."""
     import time
+
+    if hasattr(session.config, "workerinput"):
+        return
 
     deadline = time.monotonic() + 10
     left = lab_processes()
