@@ -3,7 +3,9 @@ run of the course for the tests that only read it, and the `quick` and `stress` 
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -69,16 +71,18 @@ def client(dev_server: DevServer) -> Iterator[LabClient]:
 
 # notebooks, browser, papermill runs, benches: not part of the quick inner loop
 NOT_QUICK = ("tests/course/", "tests/authoring/", "tests/test_cli.py", "tests/test_bench_smoke.py", "notebooks/")
-# The longest groups go to the two workers first, so neither waits alone at the end (pytest-xdist, --dist loadgroup).
+GERMAN_RUN_RECORD = "german-run.json"
+# The longest files go to the two workers first, so neither waits alone at the end (pytest-xdist sends each file's
+# tests to one worker: --dist loadfile --no-loadscope-reorder; nbval's cells of a notebook share one kernel).
 LONGEST_FIRST = ("tests/authoring/test_papermill_run.py", "notebooks/", "tests/course/test_browser.py",
-                 "tests/course/test_binder.py", "german_run", "tests/drills/", "tests/course/",
+                 "tests/course/test_binder.py", "tests/drills/", "tests/course/",
                  "tests/cloudflare_double/")
 
 
-def xdist_group(item: pytest.Item, where: str) -> str:
-    """The worker group of a test: the tests that share the session's German run, otherwise its file (a notebook's
-    nbval cells share one kernel; a module's fixtures are built once)."""
-    return "german_run" if "german_run" in getattr(item, "fixturenames", ()) else where.split("::")[0]
+def relative_path(item: pytest.Item) -> str:
+    from reservation_lab.paths import REPO_ROOT
+
+    return Path(str(item.path)).resolve().relative_to(REPO_ROOT).as_posix()
 
 
 def rank(group: str) -> int:
@@ -87,19 +91,13 @@ def rank(group: str) -> int:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the unit-level tests `quick` (`./lab test -m quick`: the inner loop), group the tests for the workers
-    (longest groups first), and leave the `stress` repeats out unless the -m expression names them (`./lab test -m
-    stress`, or `-m "stress or not stress"` for everything)."""
-    from reservation_lab.paths import REPO_ROOT
-
-    groups: dict[int, str] = {}
+    """Mark the unit-level tests `quick` (`./lab test -m quick`: the inner loop), put the longest files first, and
+    leave the `stress` repeats out unless the -m expression names them (`./lab test -m stress`, or
+    `-m "stress or not stress"` for everything)."""
     for item in items:
-        where = Path(str(item.path)).resolve().relative_to(REPO_ROOT).as_posix()
-        if not where.startswith(NOT_QUICK):
+        if not relative_path(item).startswith(NOT_QUICK):
             item.add_marker(pytest.mark.quick)
-        groups[id(item)] = xdist_group(item, where)
-        item.add_marker(pytest.mark.xdist_group(groups[id(item)]))
-    items.sort(key=lambda item: rank(groups[id(item)]))  # stable: a group's own order stays
+    items.sort(key=lambda item: rank(relative_path(item)))  # stable: a file's tests keep their order
     if "stress" in (config.option.markexpr or ""):
         return
     left_out = [item for item in items if item.get_closest_marker("stress")]
@@ -115,6 +113,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
     if hasattr(session.config, "workerinput"):
         return
+    record = session.config._tmp_path_factory.getbasetemp() / GERMAN_RUN_RECORD  # type: ignore[attr-defined]
+    if record.exists():  # the workers' shared German run
+        shutil.rmtree(json.loads(record.read_text())["root"], ignore_errors=True)
 
     deadline = time.monotonic() + 10
     left = lab_processes()
@@ -154,13 +155,31 @@ class CourseRun:
         return nbformat.read(self.root / "concurrent-reservations.de.ipynb", as_version=4)
 
 
+def shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder every process of this test session sees: the session's base folder, which xdist's workers have as
+    the parent of theirs."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(scope="session")
 def german_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CourseRun]:
-    """The run folder lives in .runs/ (so announced folders are shown relative to the repository); it is removed
-    afterwards, exactly that folder. The command runs from an unrelated folder, as a course author may."""
-    root = RUNS_DIR / new_run_name()
-    command = [sys.executable, "-m", "reservation_lab", "local", "--workdir", str(root), "--no-experiments"]
-    proc = subprocess.run(command,
-                          capture_output=True, text=True, timeout=400, cwd=tmp_path_factory.mktemp("elsewhere"))
-    yield CourseRun(root, proc.stdout, proc.stderr, proc.returncode)
-    shutil.rmtree(root, ignore_errors=True)
+    """Run once per test session, by whichever worker asks first (the others wait on a lock and read its record).
+    The run folder lives in .runs/ (so announced folders are shown relative to the repository) and is removed
+    afterwards, exactly that folder (by the fixture, or under xdist by the session's end). The command runs from an
+    unrelated folder, as a course author may."""
+    shared = shared_folder(tmp_path_factory)
+    record = shared / GERMAN_RUN_RECORD
+    with (shared / "german-run.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not record.exists():
+            root = RUNS_DIR / new_run_name()
+            command = [sys.executable, "-m", "reservation_lab", "local", "--workdir", str(root), "--no-experiments"]
+            proc = subprocess.run(command, capture_output=True, text=True, timeout=400,
+                                  cwd=tmp_path_factory.mktemp("elsewhere"))
+            record.write_text(json.dumps({"root": str(root), "stdout": proc.stdout, "stderr": proc.stderr,
+                                          "returncode": proc.returncode}))
+    kept = json.loads(record.read_text())
+    yield CourseRun(Path(kept["root"]), kept["stdout"], kept["stderr"], kept["returncode"])
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        shutil.rmtree(kept["root"], ignore_errors=True)
