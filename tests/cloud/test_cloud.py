@@ -112,7 +112,7 @@ def test_identity_logged_in_with_two_accounts() -> None:
 def test_unknown_account_lists_the_names_it_saw() -> None:
     with pytest.raises(LabError) as caught:
         parse_whoami(WHOAMI_IN).account_id_for("LabEx")
-    assert "'LabEx Learning'" in str(caught.value) and "'Personal'" in str(caught.value)
+    assert '"LabEx Learning"' in str(caught.value) and '"Personal"' in str(caught.value)
     assert LAB_ID not in str(caught.value)
 
 

@@ -37,7 +37,7 @@ def test_a_real_cloud_run_all_stops_before_step_7_and_nothing_else_does(session:
 def test_an_unknown_cloud_value_is_refused_in_the_learners_language(session: Session) -> None:
     with raises_key("cloud.unknown_mode") as raised:
         cloud_mode.choose_cloud("yes")
-    assert "'rehearsal'" in raised.value.localized("es")
+    assert '"rehearsal"' in raised.value.localized("es")
 
 
 def test_before_the_setup_cell_there_is_no_session_to_choose_a_cloud_for() -> None:

@@ -17,7 +17,7 @@ import pytest
 from nbclient import NotebookClient
 
 from reservation_lab.authoring import builder
-from reservation_lab.i18n import message
+from reservation_lab.i18n import message, quoted
 from tests.support import ANSI, english_lines, output_text
 
 
@@ -84,7 +84,7 @@ def test_every_error_a_learner_can_meet_reads_in_the_notebooks_language(language
     shown = {name: ANSI.sub("", "\n".join(found[0].traceback)) for name, found in errors.items() if found}
     assert message("cloud.not_logged_in", language) in shown["missing-login"]
     account = re.search(r'^account_name = "(.*)"$', parameters, re.M)[1]
-    assert message("cloud.no_account", language, name=repr(account), names="'Lab'") in shown["wrong-account"]
+    assert message("cloud.no_account", language, name=quoted(account), names='"Lab"') in shown["wrong-account"]
     assert str(port) in shown["port-busy-start"] and message("friendly.port_busy", language) in shown["port-busy-start"]
     for name in forced:
         assert english_lines(output_text(executed[name])) == [], name

@@ -19,7 +19,7 @@ from reservation_lab.domain.invariants import (
     totals_after,
 )
 from reservation_lab.errors import InvariantError
-from reservation_lab.i18n import Message, message
+from reservation_lab.i18n import Message, message, plural
 from tests.support import raises_key
 
 
@@ -177,7 +177,8 @@ def test_check_burst_refuses_an_undecided_request(status_code: int | None) -> No
     """A request that never got 201/409 is named, with its HTTP code and attempts."""
     decisions, before, after = valid_burst()
     decisions[2] = decision("request-3", status_code, attempts=4)
-    with raises_key("invariants.no_decision", InvariantError, rid="request-3", code=status_code, attempts=4):
+    with raises_key("invariants.no_decision", InvariantError, rid="request-3", code=status_code,
+                    attempts=plural("lines.attempts", 4)):
         check_burst(decisions, before, after)
 
 
@@ -186,9 +187,9 @@ def test_check_burst_refuses_an_undecided_request(status_code: int | None) -> No
     [
         # the HTTP code and the body's status must agree
         (5, decision("request-6", 201, "rejected", 4), "status_mismatch",
-         {"rid": "request-6", "code": 201, "status": "'rejected'"}),
+         {"rid": "request-6", "code": 201, "status": '"rejected"'}),
         (0, decision("request-1", 409, "accepted", 1), "status_mismatch",
-         {"rid": "request-1", "code": 409, "status": "'accepted'"}),
+         {"rid": "request-1", "code": 409, "status": '"accepted"'}),
         # no answer may report more seats reserved than the capacity
         (4, decision("request-5", 201, "accepted", 5), "above_capacity",
          {"rid": "request-5", "reserved": 5, "capacity": 4}),

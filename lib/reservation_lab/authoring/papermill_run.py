@@ -13,6 +13,7 @@ from reservation_lab.authoring.kernel import ensure_kernel
 from reservation_lab.course.parameters import DEFAULTS
 from reservation_lab.domain.config import new_run_name
 from reservation_lab.errors import LabError
+from reservation_lab.i18n import quoted
 from reservation_lab.paths import RUNS_DIR
 
 
@@ -64,7 +65,7 @@ def run_course(
 
     known = [prose.language for prose in languages()]
     if language not in known:
-        raise LabError("errors.unknown_language", language=repr(language), known=", ".join(known))
+        raise LabError("errors.unknown_language", language=quoted(language), known=", ".join(known))
     root = Path(workdir).expanduser().resolve() if workdir else RUNS_DIR / new_run_name()
     root.mkdir(parents=True, exist_ok=True)
     output = root / f"concurrent-reservations.{language}.ipynb"

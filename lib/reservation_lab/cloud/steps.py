@@ -23,7 +23,7 @@ from reservation_lab.domain.facts import BURST_SIZE, CAPACITY
 from reservation_lab.domain.routes import status_path
 from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError, WranglerError
-from reservation_lab.i18n import Message, describe, message
+from reservation_lab.i18n import Message, describe, message, quoted
 from reservation_lab.paths import REPO_ROOT
 from reservation_lab.runtime.commands import announce, relative_args, shown_folder
 from reservation_lab.runtime.http import client_options
@@ -84,8 +84,8 @@ class Identity:
             raise LabError("cloud.not_logged_in")
         ids = {account.id for account in self.accounts if account.name == name}
         if len(ids) != 1:
-            raise LabError("cloud.no_account" if not ids else "cloud.two_accounts", name=repr(name),
-                           names=", ".join(map(repr, self.names())) or "–")
+            raise LabError("cloud.no_account" if not ids else "cloud.two_accounts", name=quoted(name),
+                           names=", ".join(map(quoted, self.names())) or "–")
         return ids.pop()
 
 
@@ -223,7 +223,7 @@ def cleanup_config_checked(run: RunFolder) -> Path:
     except LabError:
         raise LabError("cloud.cleanup_config_not_json", name=path.name) from None
     if name != run.name:
-        raise LabError("cloud.cleanup_config_other_worker", name=path.name, found=repr(name), run=repr(run.name))
+        raise LabError("cloud.cleanup_config_other_worker", name=path.name, found=quoted(name), run=quoted(run.name))
     return path
 
 
@@ -351,7 +351,7 @@ def verify(run: RunFolder, mode: str, account_id: str | None = None, app_url: st
            attempts: int = 3, delay: float = 3.0) -> Verdict:
     """The independent verifier; prints what it proved and PASS, or raises VerificationFailed naming the problems."""
     if mode not in MODES:
-        raise LabError("cloud.verify_mode", modes=", ".join(MODES), mode=repr(mode))
+        raise LabError("cloud.verify_mode", modes=", ".join(MODES), mode=quoted(mode))
     script = check_run_name(run.name)
     announce(REPO_ROOT, verifier_words(run, mode, app_url, burst_size), cloud=True)
     account_id = account_id or config_account_id(run)

@@ -23,7 +23,7 @@ from reservation_lab.domain.decisions import Decision
 from reservation_lab.domain.facts import BURST_SIZE
 from reservation_lab.domain.invariants import check_burst, durable_view, expected_summary, expected_totals
 from reservation_lab.errors import InvariantError, LabError
-from reservation_lab.i18n import REFERENCE, Message, describe, plural
+from reservation_lab.i18n import REFERENCE, Message, describe, plural, quoted
 from reservation_lab.runtime.redact import redact
 
 MODES = ("deployed", "deleted")
@@ -95,13 +95,13 @@ def check_binding(api: CloudflareAPI, script: str) -> Message:
         raise CheckFailed("verify.binding_missing", binding=BINDING, names=names)
     binding = found[0]
     if binding.get("type") != BINDING_TYPE:
-        raise CheckFailed("verify.binding_type", binding=BINDING, found=repr(binding.get("type")),
-                          expected=repr(BINDING_TYPE))
+        raise CheckFailed("verify.binding_type", binding=BINDING, found=quoted(binding.get("type")),
+                          expected=quoted(BINDING_TYPE))
     if binding.get("class_name") != CLASS_NAME:
-        raise CheckFailed("verify.binding_class", binding=BINDING, found=repr(binding.get("class_name")),
-                          expected=repr(CLASS_NAME))
+        raise CheckFailed("verify.binding_class", binding=BINDING, found=quoted(binding.get("class_name")),
+                          expected=quoted(CLASS_NAME))
     if binding.get("script_name") not in (None, "", script):
-        raise CheckFailed("verify.binding_script", binding=BINDING, found=repr(binding.get("script_name")))
+        raise CheckFailed("verify.binding_script", binding=BINDING, found=quoted(binding.get("script_name")))
     return Message("verify.binding_ok", {"binding": BINDING, "class_name": CLASS_NAME, "type": BINDING_TYPE})
 
 

@@ -19,7 +19,7 @@ from reservation_lab.cloud.steps import REHEARSAL_ENV
 from reservation_lab.cloudflare_double.double import CloudflareDouble
 from reservation_lab.course.session import current
 from reservation_lab.errors import LabError
-from reservation_lab.i18n import message
+from reservation_lab.i18n import message, quoted
 from reservation_lab.runtime.commands import mark_commands
 
 REHEARSAL = "rehearsal"
@@ -55,7 +55,7 @@ class Rehearsal:
 def choose_cloud(cloud: bool | str) -> None:
     """Start the chosen cloud for steps 5-7 and say which it is (one line in the learner's language)."""
     if cloud not in (True, False, REHEARSAL):
-        raise LabError("cloud.unknown_mode", value=repr(cloud), rehearsal=repr(REHEARSAL))
+        raise LabError("cloud.unknown_mode", value=quoted(cloud), rehearsal=quoted(REHEARSAL))
     session = current()
     if session.rehearsal is not None:
         session.rehearsal.stop()

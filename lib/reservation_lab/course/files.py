@@ -13,7 +13,7 @@ from typing import Any
 from reservation_lab.domain.config import cleanup_config_text, write_cleanup_config_text, write_wrangler_config
 from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError
-from reservation_lab.i18n import message
+from reservation_lab.i18n import message, quoted
 from reservation_lab.paths import WORKER_DIR, WORKER_SRC
 from reservation_lab.runtime.commands import shown_folder
 
@@ -30,7 +30,7 @@ def cell_text(target: str) -> str:
         return cleanup_config_text()
     if target in SOURCES:
         return (WORKER_SRC / Path(target).name).read_text()
-    raise LabError("errors.not_a_lab_file", target=repr(target), files=", ".join(CONFIGS + SOURCES))
+    raise LabError("errors.not_a_lab_file", target=quoted(target), files=", ".join(CONFIGS + SOURCES))
 
 
 def write_lab_file(run: RunFolder, target: str, text: str, account_id: str | None = None) -> Path:

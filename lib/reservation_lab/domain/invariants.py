@@ -81,10 +81,11 @@ def check_burst(
         raise BurstReplayed(plural("invariants.all_replayed", len(decisions)))
     for d in decisions:
         if not d.decided:
-            fail("no_decision", rid=d.request_id, code=d.status_code, body=d.body, attempts=len(d.attempts))
+            fail("no_decision", rid=d.request_id, code=d.status_code, body=json.dumps(d.body, ensure_ascii=False),
+                 attempts=plural("lines.attempts", len(d.attempts)))
         expected = "accepted" if d.status_code == 201 else "rejected"
         if d.status != expected:
-            fail("status_mismatch", rid=d.request_id, code=d.status_code, status=repr(d.status))
+            fail("status_mismatch", rid=d.request_id, code=d.status_code, status=json.dumps(d.status))
         if d.reserved is None or d.reserved > capacity:
             fail("above_capacity", rid=d.request_id, reserved=d.reserved, capacity=capacity)
         if d.replayed and not d.retried_after_failure:  # a retry may meet its own lost first answer

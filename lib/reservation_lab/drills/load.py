@@ -52,7 +52,7 @@ from reservation_lab.drills.common import (
     summed,
 )
 from reservation_lab.errors import LabError
-from reservation_lab.i18n import plural
+from reservation_lab.i18n import plural, quoted
 
 MAX_REQUESTS = 20_000  # per level
 MAX_CONCURRENCY = 500
@@ -287,7 +287,7 @@ async def _statuses(client: httpx.AsyncClient, names: list[str]) -> dict[str, di
                     if response.status_code not in RETRY_STATUSES:
                         break
                 await asyncio.sleep(doubling_backoff(attempt))
-            raise LabError("drills.status_unreadable", name=repr(name), problem=problem)
+            raise LabError("drills.status_unreadable", name=quoted(name), problem=problem)
 
     return dict(zip(names, await asyncio.gather(*(one(name) for name in names)), strict=True))
 

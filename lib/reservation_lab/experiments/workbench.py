@@ -15,6 +15,7 @@ from pathlib import Path
 from reservation_lab.domain.config import write_wrangler_config
 from reservation_lab.domain.runs import HeldServers, RunFolder, create_run_folder
 from reservation_lab.errors import LabError
+from reservation_lab.i18n import quoted
 from reservation_lab.runtime.devserver import RELOAD_LINE, DevServer
 
 RELOAD_WAIT = 10.0  # seconds to wait for wrangler dev's own reload before restarting it on the same state
@@ -32,7 +33,7 @@ def apply_edits(source: str, edits: Mapping[str, str]) -> str:
     for old, new in edits.items():
         count = source.count(old)
         if count != 1:
-            raise LabError("errors.edit_not_once", text=repr(old), count=count)
+            raise LabError("errors.edit_not_once", text=quoted(old), count=count)
         source = source.replace(old, new)
     return source
 

@@ -14,8 +14,9 @@ from reservation_lab.i18n.catalog import (
     message,
     number,
     plural,
+    quoted,
     set_language,
 )
 
 __all__ = ["REFERENCE", "Message", "current_language", "describe", "languages", "message", "number", "plural",
-           "set_language"]
+           "quoted", "set_language"]

@@ -8,6 +8,7 @@ sign. A fourth language is one more catalog file (here, or in a folder named by 
 
 from __future__ import annotations
 
+import json
 import os
 import string
 import tomllib
@@ -76,6 +77,11 @@ def number(value: float, language: str, digits: int = 1) -> str:
     shown = f"{value:.{digits}f}"
     sign = ((catalog(language) or {}).get("meta") or {}).get("decimal", ".")
     return shown.replace(".", sign)
+
+
+def quoted(value: Any) -> str:
+    """A value inside a learner's sentence as JSON writes it ("text", 3, true, null), never as a Python repr."""
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def template(key: str, language: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -56,11 +57,17 @@ def command_line(cwd: Path, words: Sequence[str], env: Mapping[str, str] | None 
     return f"[{shown_folder(cwd)}] $ {prefix}{shlex.join(words)}"
 
 
+_PRINTING = threading.Lock()
+
+
 def announce(cwd: Path, words: Sequence[str], env: Mapping[str, str] | None = None, cloud: bool = False) -> str:
     """Print the command line (when showing is on) and return it; a `cloud` command carries the mark, if any."""
     line = command_line(cwd, words, env)
     if _SHOW["on"]:
-        print(f"{_MARK['text']} {line}" if cloud and _MARK["text"] else line, file=sys.stdout, flush=True)
+        shown = f"{_MARK['text']} {line}" if cloud and _MARK["text"] else line
+        with _PRINTING:  # servers started at once (the race) announce from two threads: one whole line each
+            sys.stdout.write(shown + "\n")
+            sys.stdout.flush()
     return line
 
 

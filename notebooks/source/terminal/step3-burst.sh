@@ -1,3 +1,4 @@
+rm -f local-response-*.json
 seq 1 10 | xargs -P 10 -I{} sh -c '
   curl --silent \
     --request POST http://127.0.0.1:8787/workshops/launch-day/reservations \

@@ -15,7 +15,7 @@ from typing import Any
 from reservation_lab.domain.checker.verdict import ANSWERS, Problems
 from reservation_lab.domain.decisions import Decision
 from reservation_lab.errors import LabError
-from reservation_lab.i18n import Message, plural
+from reservation_lab.i18n import Message, plural, quoted
 
 DECIDED = ("accepted", "rejected")
 HTTP_FOR = {"accepted": 201, "rejected": 409}
@@ -54,9 +54,9 @@ def record(response: Response, index: int) -> Record:
     else:
         raise LabError("errors.response_type", index=index, kind=type(response).__name__)
     if not isinstance(request_id, str):
-        raise LabError("errors.response_no_id", index=index, response=repr(response))
+        raise LabError("errors.response_no_id", index=index, response=quoted(response))
     if type(seats) is not int or seats < 1:
-        raise LabError("errors.response_seats", rid=request_id, seats=repr(seats))
+        raise LabError("errors.response_seats", rid=request_id, seats=quoted(seats))
     if status not in DECIDED:
         status = None
     return Record(request_id, seats, status, body.get("reserved"), body.get("replayed") is True,

@@ -9,7 +9,7 @@ from reservation_lab.domain.checker.history import Record
 from reservation_lab.domain.checker.verdict import ANSWERS, DURABLE, Problems
 from reservation_lab.domain.facts import STATUS_FIELDS
 from reservation_lab.errors import LabError
-from reservation_lab.i18n import plural
+from reservation_lab.i18n import plural, quoted
 
 
 def starting_state(before: Mapping[str, Any], after: Mapping[str, Any] | None, problems: Problems) -> tuple[int, int]:
@@ -23,7 +23,7 @@ def starting_state(before: Mapping[str, Any], after: Mapping[str, Any] | None, p
             raise LabError("errors.status_lacks", missing=", ".join(missing))
     capacity, start = before["capacity"], before["reserved"]
     if not (type(capacity) is int and type(start) is int):
-        raise LabError("errors.status_integers", capacity=repr(capacity), reserved=repr(start))
+        raise LabError("errors.status_integers", capacity=quoted(capacity), reserved=quoted(start))
     if not 0 <= start <= capacity:
         problems.add(ANSWERS, -1, "impossible_start", start=start, capacity=capacity)
     return capacity, start

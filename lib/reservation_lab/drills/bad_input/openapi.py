@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from reservation_lab.errors import LabError
+from reservation_lab.i18n import quoted
 from reservation_lab.paths import WORKER_DIR
 
 OPENAPI = WORKER_DIR / "openapi.yaml"
@@ -56,5 +57,5 @@ def length_bounds(pattern: str) -> tuple[int, int]:
     """(min, max) length of `^[class][class]{m,n}$`-shaped patterns: (m + 1, n + 1)."""
     match = re.fullmatch(r"\^\[[^\]]+\]\[[^\]]+\]\{(\d+),(\d+)\}\$", pattern)
     if not match:
-        raise LabError("drills.pattern_shape", pattern=repr(pattern))
+        raise LabError("drills.pattern_shape", pattern=quoted(pattern))
     return int(match[1]) + 1, int(match[2]) + 1

@@ -22,7 +22,7 @@ from reservation_lab.drills.bad_input.report import BadInputReport, Finding
 from reservation_lab.drills.bad_input.wire import Answer, Expected, RawRequest
 from reservation_lab.drills.common import DrillFolder, choose_seed, progress_bar, require_between
 from reservation_lab.errors import LabError
-from reservation_lab.i18n import plural
+from reservation_lab.i18n import plural, quoted
 from reservation_lab.runtime.devserver import DevServer
 
 MAX_EXAMPLES = 5000
@@ -93,7 +93,7 @@ def _seed(link: _Link) -> tuple[list[RawRequest], list[Answer]]:
                 for rid, seats in (SEED_ACCEPTED, SEED_REJECTED)]
     answers = [link.send(request) for request in requests]
     if [answer.status for answer in answers] != [201, 409]:
-        raise LabError("drills.seeding_failed", workshop=repr(SEED_WORKSHOP), log=link.server.log_path,
+        raise LabError("drills.seeding_failed", workshop=quoted(SEED_WORKSHOP), log=link.server.log_path,
                        answers=[(a.status, a.body[:100], a.error) for a in answers])
     return requests, answers
 
