@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from reservation_lab.authoring.builder import load_cells
+from reservation_lab.domain.edits import apply_edits
 from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError
 from reservation_lab.experiments.variants import run_experiment
-from reservation_lab.experiments.workbench import Workbench, apply_edits, write_atomically
+from reservation_lab.experiments.workbench import Workbench, write_atomically
 from tests.support import raises_key
 
 

@@ -13,9 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from reservation_lab.domain.config import write_wrangler_config
+from reservation_lab.domain.edits import apply_edits
 from reservation_lab.domain.runs import HeldServers, RunFolder, create_run_folder
-from reservation_lab.errors import LabError
-from reservation_lab.i18n import quoted
 from reservation_lab.runtime.devserver import RELOAD_LINE, DevServer
 
 RELOAD_WAIT = 10.0  # seconds to wait for wrangler dev's own reload before restarting it on the same state
@@ -26,16 +25,6 @@ def write_atomically(path: Path, text: str) -> None:
     temporary = path.with_name(f".{path.name}.writing")
     temporary.write_text(text)
     os.replace(temporary, path)
-
-
-def apply_edits(source: str, edits: Mapping[str, str]) -> str:
-    """`source` with each `old` text replaced by its `new` one; each old text must occur exactly once."""
-    for old, new in edits.items():
-        count = source.count(old)
-        if count != 1:
-            raise LabError("errors.edit_not_once", text=quoted(old), count=count)
-        source = source.replace(old, new)
-    return source
 
 
 class Workbench:

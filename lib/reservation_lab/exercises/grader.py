@@ -1,0 +1,185 @@
+"""Grade a learner's Worker: serve it on a real `wrangler dev` and search for the smallest workload it fails.
+
+hypothesis generates workloads (seeded: the same seed finds the same workload again) and shrinks a failing one
+over real runs; each trial uses fresh workshops, so trials do not disturb each other. The search is bounded by a
+number of workloads and a time budget; what it found is a `Grade`. A Worker that does not start, crashes or hangs
+is a failed grade with a sentence, never a hung kernel; the server is stopped and proven gone afterwards.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis.errors import FlakyFailure, NoSuchExample
+
+from reservation_lab.domain.config import write_wrangler_config
+from reservation_lab.domain.runs import HeldServers, RunFolder, create_run_folder
+from reservation_lab.errors import LabError
+from reservation_lab.exercises.catalog import Exercise
+from reservation_lab.exercises.judge import Failure, Trial, run_trial
+from reservation_lab.exercises.workloads import Request, Round, Workload, workloads
+from reservation_lab.i18n import Message
+from reservation_lab.runtime.devserver import RELOAD_LINE, DevServer
+
+RELOAD_MARK = "// restarted by the grader:"
+RELOAD_WAIT = 10.0  # seconds for wrangler dev's reload before the server is restarted instead
+FINAL = Workload((Round((Request("new", 0, 3), Request("new", 0, 2), Request("twins", 1, 1)), restart=True),
+                  Round((Request("replay", 0, 1), Request("new", 1, 4)))))  # after the search: a real restart
+EXAMPLES = 30  # workloads a grade tries at most
+BUDGET = 40.0  # seconds of searching and shrinking (plus starting the server once and stopping it)
+
+
+@dataclass
+class Grade:
+    """A grade: passed, or the smallest failing trial found; how much the Worker survived on the way."""
+
+    exercise: str
+    seed: int
+    trials: int = 0
+    requests: int = 0
+    restarts: int = 0
+    seconds: float = 0.0
+    smallest: Trial | None = None
+    refused: Failure | None = None  # the Worker did not start, or a text it must keep is gone
+
+    @property
+    def passed(self) -> bool:
+        return self.smallest is None and self.refused is None
+
+    @property
+    def failure(self) -> Failure | None:
+        return self.refused or (self.smallest.failure if self.smallest else None)
+
+
+def grading_folder(root: Path, source: str) -> RunFolder:
+    """A fresh folder for grading: the lab's Worker files, a config, `source` as src/index.js, no state."""
+    if root.exists():
+        shutil.rmtree(root)
+    folder = create_run_folder(root)
+    write_wrangler_config(folder)
+    (folder.root / "src" / "index.js").write_text(source)
+    return folder
+
+
+class Grader:
+    """One grading server in `root` (started by the first grade, stopped by close()); each grade swaps in the
+    Worker to judge (wrangler dev reloads it) and searches with workshops no earlier trial used."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.folder: RunFolder | None = None
+        self.servers = HeldServers()
+        self.server: DevServer | None = None
+        self.names = itertools.count(1)
+        self.restarts = 0
+
+    @property
+    def base_url(self) -> str:
+        assert self.server is not None
+        return self.server.base_url
+
+    def serve(self, source: str) -> None:
+        """Serve `source`: start the server, or write the file and wait for wrangler dev's reload (without one
+        within RELOAD_WAIT, e.g. a Worker that does not build, restart the server, which then says why)."""
+        if self.server is None or self.folder is None:
+            self.folder = grading_folder(self.root, source)
+            self.server = self.servers.start("grade", self.folder, log_name="grade.log")
+            return
+        self._write(source)
+
+    def reload(self) -> str:
+        """Restart the Worker inside the running server: a changed source (a comment) makes wrangler dev rebuild
+        it, and workerd drops every object (the next request runs the constructor on the stored data)."""
+        assert self.folder is not None
+        index = self.folder.root / "src" / "index.js"
+        self.restarts += 1
+        self._write(f"{index.read_text().split(RELOAD_MARK)[0]}{RELOAD_MARK} {self.restarts}\n")
+        return self.base_url
+
+    def restart(self) -> str:
+        """Stop the server and start it again on the same state (the lab's step 4)."""
+        assert self.folder is not None
+        self.restarts += 1
+        self.server = self.servers.start("grade", self.folder, log_name="grade-restarted.log")
+        return self.base_url
+
+    def _write(self, source: str) -> None:
+        assert self.folder is not None and self.server is not None
+        mark = self.server.log_size()
+        (self.folder.root / "src" / "index.js").write_text(source)
+        if not self.server.wait_for_log(RELOAD_LINE, since=mark, timeout=RELOAD_WAIT):
+            self.restart()
+
+    def grade(self, exercise: Exercise, source: str, seed: int = 0, examples: int = EXAMPLES,
+              budget: float = BUDGET, shrink: bool = True) -> Grade:
+        """Grade `source` (a whole src/index.js) for `exercise`: the smallest failing workload hypothesis finds
+        within `examples` workloads and `budget` seconds (`shrink` False: the first one), else a pass after one
+        more workload with real restarts."""
+        started = time.monotonic()
+        grade = Grade(exercise.name, seed)
+        missing = [text for text in exercise.keeps if text not in source]
+        if missing:
+            grade.refused = Failure("removed", Message("exercises.class_removed", {"text": missing[0]}), 0)
+            return grade
+        try:
+            self.serve(source)
+        except LabError as error:
+            self.close()
+            grade.refused = Failure("does_not_start", Message("exercises.class_does_not_start",
+                                                              {"reason": str(error).splitlines()[0]}), 0)
+            return grade
+        restarts = self.restarts
+        try:
+            self._search(grade, started + budget, examples, shrink)
+        finally:
+            grade.seconds, grade.restarts = time.monotonic() - started, self.restarts - restarts
+        return grade
+
+    def _search(self, grade: Grade, deadline: float, examples: int, shrink: bool) -> None:
+        def fails(workload: Workload) -> bool:
+            if time.monotonic() > deadline:
+                return False  # the budget is spent: hypothesis ends the search with what it has
+            trial = run_trial(workload, self.base_url, f"t{next(self.names)}", self.reload)
+            grade.trials, grade.requests = grade.trials + 1, grade.requests + len(trial.sent)
+            if trial.failure is None:
+                return False
+            if grade.smallest is None or _size(workload) <= _size(grade.smallest.workload):
+                grade.smallest = trial
+            return True
+
+        phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
+        try:
+            find(workloads, fails, random=random.Random(grade.seed),
+                 settings=settings(max_examples=examples, database=None, deadline=None, phases=phases,
+                                   suppress_health_check=list(HealthCheck)))
+        except FlakyFailure:
+            pass  # a concurrency failure need not repeat (or the budget ended): the failing trial recorded stands
+        except NoSuchExample:  # passed the search: one more workload, with real restarts of the server
+            final = run_trial(FINAL, self.base_url, f"t{next(self.names)}", self.restart)
+            grade.trials, grade.requests = grade.trials + 1, grade.requests + len(final.sent)
+            grade.smallest = final if final.failure else None
+
+    def close(self) -> None:
+        """Stop the server (proven gone); the next grade starts a new one."""
+        self.servers.stop_all()
+        self.server = None
+
+
+def _size(workload: Workload) -> tuple[int, int]:
+    return len(workload.rounds), workload.size
+
+
+def grade_source(exercise: Exercise, source: str, root: Path, seed: int = 0, examples: int = EXAMPLES,
+                 budget: float = BUDGET, shrink: bool = True) -> Grade:
+    """Grade `source` for `exercise` on a server of its own in `root`, stopped afterwards."""
+    grader = Grader(root)
+    try:
+        return grader.grade(exercise, source, seed, examples, budget, shrink)
+    finally:
+        grader.close()

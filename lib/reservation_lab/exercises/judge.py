@@ -1,0 +1,219 @@
+"""One workload against a running Worker: send each round at once, then judge it.
+
+After every round each workshop's answers are judged by the serial-order checker against its durable status
+(before and after the round, with the earlier rounds' answers as `prior`); a valid request must get 201/409, an
+invalid one 400; after a restart every durable status must be what it was before. The first thing that does not
+hold is the trial's `Failure`, with a failure class the learner can act on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import ssl
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import httpx
+
+from reservation_lab.domain.checker import CheckResult, check_history
+from reservation_lab.domain.routes import reservations_path, status_path
+from reservation_lab.exercises.workloads import INVALID_BODIES, Workload
+from reservation_lab.i18n import Message
+
+REQUEST_TIMEOUT = 5.0  # seconds: a Worker that does not answer within it has hung
+CLASS_OF_PROBLEM = {  # the checker's problem keys -> the failure class an exercise is about
+    "overbooking": "overbooking", "after_capacity": "overbooking",
+    "same_reserved": "lost_update", "overlap": "lost_update", "after_lost_write": "lost_update",
+    "after_unexplained": "lost_update", "below_start": "lost_update",
+    "decided_twice": "double_spend", "decided_before_burst": "double_spend", "bad_replay": "double_spend",
+    "false_rejection": "false_rejection",
+}
+
+
+@dataclass
+class Sent:
+    """One HTTP request of a trial and the Worker's answer (`code` None: no answer within REQUEST_TIMEOUT)."""
+
+    round: int
+    workshop: str
+    request_id: str
+    seats: int
+    kind: str
+    body: str
+    code: int | None = None
+    answer: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def valid(self) -> bool:
+        return self.kind != "invalid"
+
+    def response(self) -> dict[str, Any]:
+        """The answer as the checker reads it (the requestId and seats sent, when the body lacks them)."""
+        return {"requestId": self.request_id, "seats": self.seats, **self.answer}
+
+
+@dataclass
+class Failure:
+    """What went wrong first: its class, a sentence (catalog message) and, for a contradiction, the checker's
+    verdict on the round's answers in that workshop."""
+
+    kind: str
+    message: Message
+    round: int
+    check: CheckResult | None = None
+
+
+@dataclass
+class Trial:
+    workload: Workload
+    sent: list[Sent] = field(default_factory=list)
+    failure: Failure | None = None
+
+
+def requests_of(workload: Workload, prefix: str) -> list[list[Sent]]:
+    """The workload's rounds as HTTP requests: requestIds given, replays pointed at an earlier requestId of the
+    same workshop (none yet: a new one), twins sent twice, invalid bodies filled in."""
+    earlier: dict[str, list[Sent]] = {}
+    rounds: list[list[Sent]] = []
+    for number, round_ in enumerate(workload.rounds, 1):
+        sent: list[Sent] = []
+        for index, request in enumerate(round_.requests, 1):
+            workshop, rid = f"{prefix}-{request.workshop}", f"r{number}-{index}"
+            kind = request.kind
+            if kind == "invalid":
+                body = INVALID_BODIES[request.ref % len(INVALID_BODIES)].replace("{rid}", rid)
+                sent.append(Sent(number, workshop, rid, request.seats, kind, body))
+                continue
+            known = earlier.get(workshop, [])
+            if kind == "replay" and known:
+                first = known[request.ref % len(known)]
+                rid, seats = first.request_id, first.seats
+            else:
+                kind, seats = ("twins" if kind == "twins" else "new"), request.seats
+            body = json.dumps({"requestId": rid, "seats": seats})
+            sent.extend(Sent(number, workshop, rid, seats, kind, body) for _ in range(1 + (kind == "twins")))
+        for one in sent:
+            if one.kind in ("new", "twins") and one not in earlier.get(one.workshop, []):
+                earlier.setdefault(one.workshop, []).append(one)
+        rounds.append(sent)
+    return rounds
+
+
+async def _send(client: httpx.AsyncClient, one: Sent) -> None:
+    try:
+        response = await client.post(reservations_path(one.workshop), content=one.body,
+                                     headers={"content-type": "application/json"})
+    except httpx.HTTPError:
+        return
+    one.code = response.status_code
+    try:
+        answer = response.json()
+    except ValueError:
+        answer = {"text": response.text[:200]}
+    one.answer = answer if isinstance(answer, dict) else {"json": answer}
+
+
+@cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context for every client of the grader (plain http on loopback needs none, but httpx builds one
+    per client otherwise: 25 ms each)."""
+    return ssl.create_default_context()
+
+
+async def _send_round(base_url: str, sent: list[Sent]) -> None:
+    limits = httpx.Limits(max_connections=len(sent) + 2)
+    async with httpx.AsyncClient(base_url=base_url, timeout=REQUEST_TIMEOUT, limits=limits, trust_env=False,
+                                 verify=_tls()) as client:
+        await asyncio.gather(*(_send(client, one) for one in sent))
+
+
+def _statuses(base_url: str, workshops: list[str]) -> dict[str, dict[str, Any]] | Failure:
+    found: dict[str, dict[str, Any]] = {}
+    with httpx.Client(base_url=base_url, timeout=REQUEST_TIMEOUT, trust_env=False, verify=_tls()) as client:
+        for workshop in workshops:
+            try:
+                response = client.get(status_path(workshop))
+                found[workshop] = response.json()
+            except (httpx.HTTPError, ValueError):
+                return Failure("crash", Message("exercises.status_unreadable", {"workshop": workshop}), 0)
+            if response.status_code != 200:
+                return Failure("crash", Message("exercises.status_unreadable", {"workshop": workshop}), 0)
+    return found
+
+
+def _answers_failure(sent: list[Sent], number: int) -> Failure | None:
+    """A valid request without 201/409 and a JSON status, or an invalid one without 400."""
+    for one in sent:
+        if one.valid and (one.code not in (201, 409) or one.answer.get("status") not in ("accepted", "rejected")):
+            key = "exercises.no_answer" if one.code is None else "exercises.no_decision"
+            return Failure("crash", Message(key, {"rid": one.request_id, "code": one.code,
+                                                  "seconds": REQUEST_TIMEOUT}), number)
+        if not one.valid and one.code != 400:
+            return Failure("bad_input", Message("exercises.invalid_not_refused",
+                                                {"body": one.body, "code": one.code}), number)
+    return None
+
+
+def _contradiction(check: CheckResult, workshop: str, number: int) -> Failure:
+    keys = [message.key.removeprefix("checker.") for message in check.problem_messages]
+    kind = next((CLASS_OF_PROBLEM[key] for key in keys if key in CLASS_OF_PROBLEM), "contradiction")
+    return Failure(kind, Message(f"exercises.class_{kind}", {"workshop": workshop}), number, check)
+
+
+def run_trial(workload: Workload, base_url: str, prefix: str, restart: Callable[[], str]) -> Trial:
+    """Send the workload's rounds to `base_url` (workshops `<prefix>-<n>`), judge each; `restart()` restarts the
+    server on the same state and returns its new base URL."""
+    trial = Trial(workload)
+    workshops = [f"{prefix}-{n}" for n in range(max(r.workshop for rd in workload.rounds for r in rd.requests) + 1)]
+    before = _statuses(base_url, workshops)
+    if isinstance(before, Failure):
+        trial.failure = before
+        return trial
+    prior: dict[str, list[dict[str, Any]]] = {w: [] for w in workshops}
+    for number, (round_, sent) in enumerate(zip(workload.rounds, requests_of(workload, prefix), strict=True), 1):
+        asyncio.run(_send_round(base_url, sent))
+        trial.sent.extend(sent)
+        failure, after = _judge_round(base_url, workshops, sent, number, before, prior)
+        if failure is None and round_.restart:
+            base_url = restart()
+            failure = _judge_restart(base_url, workshops, after, number)
+        if failure is not None:
+            failure.round = failure.round or number
+            trial.failure = failure
+            return trial
+        before = after
+    return trial
+
+
+def _judge_round(base_url: str, workshops: list[str], sent: list[Sent], number: int,
+                 before: dict[str, dict[str, Any]], prior: dict[str, list[dict[str, Any]]]
+                 ) -> tuple[Failure | None, dict[str, dict[str, Any]]]:
+    failure = _answers_failure(sent, number)
+    after = _statuses(base_url, workshops)
+    if isinstance(after, Failure):
+        return failure or after, before
+    if failure is not None:
+        return failure, after
+    for workshop in workshops:
+        answers = [one.response() for one in sent if one.valid and one.workshop == workshop]
+        check = check_history(answers, before[workshop], after[workshop], prior=prior[workshop])
+        if not check.ok:
+            return _contradiction(check, workshop, number), after
+        prior[workshop].extend(answers)
+    return None, after
+
+
+def _judge_restart(base_url: str, workshops: list[str], before: dict[str, dict[str, Any]],
+                   number: int) -> Failure | None:
+    after = _statuses(base_url, workshops)
+    if isinstance(after, Failure):
+        return after
+    for workshop in workshops:
+        if after[workshop] != before[workshop]:
+            return Failure("reset_on_restart", Message("exercises.class_reset_on_restart", {
+                "workshop": workshop, "before": json.dumps(before[workshop]), "after": json.dumps(after[workshop])}),
+                number)
+    return None

@@ -1,0 +1,57 @@
+"""Adversarial workloads for a reservation Worker, generated (and shrunk) by hypothesis.
+
+A workload is a few rounds; a round is a set of requests sent at the same moment, optionally followed by a
+restart of the server. A request reserves 1-4 seats in one of a few workshops with a new requestId, repeats an
+earlier requestId (a replay), arrives twice at once with one new requestId (twins), or carries an invalid body.
+Hypothesis shrinks towards fewer rounds, fewer and smaller requests, new requestIds and no restart: the smallest
+failing workload is the easiest one to read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hypothesis import strategies as st
+
+KINDS = ("new", "replay", "twins", "invalid")  # shrinks towards the first
+INVALID_BODIES = ('{"requestId": "{rid}", "seats": 0}', '{"requestId": "{rid}", "seats": 5}',
+                  '{"seats": 1}', '{"requestId": "{rid}", "seats": "2"}', "not json")
+MAX_ROUNDS, MAX_REQUESTS, WORKSHOPS = 3, 6, 2
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request of a round, before requestIds are given: `ref` picks the earlier requestId a replay repeats,
+    or the invalid body."""
+
+    kind: str
+    workshop: int
+    seats: int
+    ref: int = 0
+
+
+@dataclass(frozen=True)
+class Round:
+    requests: tuple[Request, ...]
+    restart: bool = False
+
+
+@dataclass(frozen=True)
+class Workload:
+    rounds: tuple[Round, ...]
+
+    @property
+    def size(self) -> int:
+        """How many HTTP requests the workload sends (twins count twice)."""
+        return sum(1 + (r.kind == "twins") for round_ in self.rounds for r in round_.requests)
+
+    @property
+    def restarts(self) -> int:
+        return sum(round_.restart for round_ in self.rounds)
+
+
+requests = st.builds(Request, kind=st.sampled_from(KINDS), workshop=st.integers(0, WORKSHOPS - 1),
+                     seats=st.integers(1, 4), ref=st.integers(0, 7))
+rounds = st.builds(Round, requests=st.lists(requests, min_size=1, max_size=MAX_REQUESTS).map(tuple),
+                   restart=st.sampled_from((False, False, True)))  # shrinks to no restart
+workloads = st.builds(Workload, rounds=st.lists(rounds, min_size=1, max_size=MAX_ROUNDS).map(tuple))

@@ -1,0 +1,90 @@
+"""The grader on a real wrangler dev: every reference solution passes, every stub fails with the class its exercise
+is about (the smallest counterexample where it is known), every plausible wrong answer fails."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from reservation_lab.domain.edits import apply_edits
+from reservation_lab.exercises.catalog import exercise, exercises
+from reservation_lab.exercises.grader import Grade, Grader
+from reservation_lab.exercises.workloads import Request, Round
+from reservation_lab.runtime.toolchain import find_toolchain
+
+WRONG = yaml.safe_load((Path(__file__).parent / "wrong_answers.yml").read_text())
+WRONG_ANSWERS = [(name, wrong) for name, answers in WRONG.items() for wrong in answers]
+SMALLEST = {  # the smallest failing workload of a stub, as hypothesis shrinks it (seed 1)
+    "guard": (Round((Request("new", 0, 1), Request("new", 0, 4))),),
+    "naive": (Round((Request("new", 0, 1), Request("new", 0, 1))),),
+    "replay": (Round((Request("twins", 0, 1),)),),
+    "init": (Round((Request("new", 0, 1),), restart=True),),
+}
+
+
+def wrong_answer(name: str, wrong: str) -> str:
+    return apply_edits(exercise(name).stub(), {e["old"]: e["new"] for e in WRONG[name][wrong]["edits"]})
+
+
+@pytest.fixture(scope="module")
+def grader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Grader]:
+    """One grading server for the module: each grade swaps its Worker in (wrangler dev reloads it)."""
+    grader = Grader(tmp_path_factory.mktemp("grading"))
+    yield grader
+    grader.close()
+    assert grader.server is None
+
+
+def assert_failed(grade: Grade, kind: str) -> None:
+    assert not grade.passed, f"{grade.exercise}: passed {grade.trials} workloads"
+    assert grade.failure is not None
+    if kind != "any":
+        assert grade.failure.kind == kind, grade.failure.message
+
+
+def test_stubs_solutions_and_wrong_answers_are_javascript(tmp_path: Path) -> None:
+    node = str(find_toolchain().node)
+    sources = {f"{name}-{kind}": getattr(exercise(name), kind)() for name in exercises()
+               for kind in ("stub", "solution")}
+    sources.update({f"{name}-{wrong}": wrong_answer(name, wrong) for name, wrong in WRONG_ANSWERS})
+    for label, source in sources.items():
+        path = tmp_path / f"{label}.mjs"
+        path.write_text(source)
+        checked = subprocess.run([node, "--check", str(path)], capture_output=True, text=True, timeout=30)
+        assert checked.returncode == 0, f"{label}: {checked.stderr}"
+    for name in exercises():
+        stub = exercise(name).stub()
+        assert f">>> EXERCISE {name}" in stub and f"<<< EXERCISE {name} <<<" in stub
+        assert exercise(name).solution() != stub
+
+
+@pytest.mark.parametrize("name", list(exercises()))
+def test_the_reference_solution_passes(grader: Grader, name: str) -> None:
+    grade = grader.grade(exercise(name), exercise(name).solution(), seed=3, examples=8, budget=30)
+    assert grade.passed, grade.failure and grade.failure.message
+    assert grade.trials == 9 and grade.requests > 20  # 8 generated workloads and the one with real restarts
+    assert grade.restarts >= 1  # at least the real one
+
+
+@pytest.mark.parametrize("name", list(exercises()))
+def test_the_stub_fails_with_its_class_and_the_smallest_counterexample(grader: Grader, name: str) -> None:
+    grade = grader.grade(exercise(name), exercise(name).stub(), seed=1, examples=30, budget=40)
+    assert_failed(grade, exercise(name).breaks)
+    assert grade.smallest is not None and grade.smallest.workload.rounds == SMALLEST[name]
+
+
+@pytest.mark.parametrize(("name", "wrong"), WRONG_ANSWERS)
+def test_a_plausible_wrong_answer_fails(grader: Grader, name: str, wrong: str) -> None:
+    grade = grader.grade(exercise(name), wrong_answer(name, wrong), seed=2, examples=30, budget=30, shrink=False)
+    assert_failed(grade, WRONG[name][wrong]["breaks"])
+
+
+def test_a_worker_that_does_not_build_is_a_failed_grade_with_a_sentence(tmp_path: Path) -> None:
+    grader = Grader(tmp_path / "broken")
+    grade = grader.grade(exercise("guard"), exercise("guard").solution().replace("reserve(requestId", "reserve(("))
+    assert grade.failure is not None and grade.failure.kind == "does_not_start"
+    assert grader.server is None
