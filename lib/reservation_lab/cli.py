@@ -53,7 +53,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from reservation_lab.authoring.builder import build, execute, languages
+    from reservation_lab.authoring.builder import EXERCISES, LAB, build, execute, languages
     from reservation_lab.paths import REPO_ROOT
 
     if args.action == "check":
@@ -64,8 +64,10 @@ def _build(args: argparse.Namespace) -> int:
     for path in build():
         print(f"wrote {path.relative_to(REPO_ROOT)}")
     if args.action == "execute":
-        for language in args.languages or [prose.language for prose in languages()]:
-            print(f"executed {execute(language).relative_to(REPO_ROOT)}")
+        chosen = {"lab": LAB, "exercises": EXERCISES}
+        for notebook in [chosen[name] for name in args.notebook or chosen]:
+            for language in args.languages or [prose.language for prose in languages()]:
+                print(f"executed {execute(language, notebook=notebook).relative_to(REPO_ROOT)}")
     return 0
 
 
@@ -138,6 +140,8 @@ def parser() -> argparse.ArgumentParser:
     build = sub.add_parser("build", help="regenerate the notebooks from notebooks/source")
     build.add_argument("action", nargs="?", default="build", choices=["build", "check", "execute"])
     build.add_argument("languages", nargs="*", help="languages to execute (default: all)")
+    build.add_argument("--notebook", choices=("lab", "exercises"), action="append",
+                       help="which notebook to execute (default: both; repeatable)")
     build.set_defaults(func=_build)
     verify = sub.add_parser("verify", help="independent check of a cloud run: deployed (steps 5-6) or deleted (7)")
     verify.add_argument("mode", choices=("deployed", "deleted"))

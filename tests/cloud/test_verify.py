@@ -152,8 +152,8 @@ def test_wrong_burst_size_names_cloud_launch(cloud_app: tuple[str, str]) -> None
 @pytest.mark.parametrize("bindings, expected", [
     ([], "binding WORKSHOPS is missing"),
     ([{"type": "kv_namespace", "name": "OTHER", "namespace_id": "1" * 32}], "bindings: OTHER"),
-    ([{**GOOD_BINDING, "class_name": "SomethingElse"}], "points to class 'SomethingElse'"),
-    ([{**GOOD_BINDING, "type": "service"}], "has type 'service'"),
+    ([{**GOOD_BINDING, "class_name": "SomethingElse"}], 'points to class "SomethingElse"'),
+    ([{**GOOD_BINDING, "type": "service"}], 'has type "service"'),
     ([{**GOOD_BINDING, "script_name": "another-worker"}], "another Worker's class"),
 ])
 def test_binding_problems(cloud_app: tuple[str, str], bindings: list[dict], expected: str) -> None:

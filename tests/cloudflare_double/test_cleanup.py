@@ -14,6 +14,7 @@ from reservation_lab.cloud.cleanup import cleanup, cleanup_words, left_deployed,
 from reservation_lab.cloudflare_double.double import CloudflareDouble
 from reservation_lab.domain.config import write_wrangler_config
 from reservation_lab.domain.runs import RunFolder, create_run_folder
+from reservation_lab.i18n.catalog import template
 from reservation_lab.paths import REPO_ROOT
 
 
@@ -54,7 +55,7 @@ def test_a_failing_cell_after_a_deploy_names_the_cleanup(double: CloudflareDoubl
     failure = LabError("cloud.no_deploy_url", folder=run.logs_dir)
     shown = friendly_traceback(failure, "pt", run)  # the handler the session installed knows its run
     assert shown is not None and "python -m reservation_lab cleanup --workdir" in shown[-1]
-    assert shown[-1].startswith(f"A execução {run.name} fez deploy na Cloudflare")
+    assert shown[-1].startswith(template("cloud.left_deployed", "pt").split("{run}")[0] + run.name)
     cleanup(run.root)
     assert len(friendly_traceback(failure, "pt", run) or []) == 2
 

@@ -94,7 +94,8 @@ def literal_keys() -> set[str]:
     for path in PACKAGE_DIR.rglob("*.py"):
         source = path.read_text()
         found |= {value for value in first_arguments(source)
-                  if re.fullmatch(r"[a-z]+\.[a-z0-9_]+", value) and value.split(".")[0] in sections}
+                  if re.fullmatch(r"[a-z]+\.[a-z0-9_]+", value) and value.split(".")[0] in sections
+                  and not value.endswith((".ipynb", ".js", ".yml", ".json"))}  # file names are no keys
         found |= {f"invariants.{value}" for value in first_arguments(source, {"fail"})}
         found |= {f"checks.{value}" for value in first_arguments(source, {"check_equal"})}
     cells = (PACKAGE_DIR.parents[1] / "notebooks" / "source" / "cells.yml").read_text()

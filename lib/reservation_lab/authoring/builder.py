@@ -1,13 +1,14 @@
-"""Build the course notebooks (one per language) from one source, and record their reference outputs.
+"""Build the course notebooks (the lab and the exercises, one per language) from one source, and record their
+reference outputs.
 
-    ./lab build                 write notebooks/<lang>/concurrent-reservations.ipynb
+    ./lab build                 write notebooks/<lang>/concurrent-reservations.ipynb and exercises.ipynb
     ./lab build check           exit 1 if a committed notebook is not in sync
     ./lab build execute [LANG]  run them for real and store scrubbed reference outputs
 
-Code cells come from notebooks/source/cells.yml and are identical in every language (only the
-parameters cell's `language` literal differs; that cell is written from course.parameters); prose comes
-from notebooks/source/prose/<lang>.md.
-Adding a language means adding its prose file.
+Each notebook's code cells come from its cells.yml (notebooks/source/ for the lab, notebooks/source/exercises/ for
+the exercises) and are identical in every language (only the parameters cell's `language` literal differs; that
+cell is written from course.parameters); prose comes from prose/<lang>.md beside the cells.yml.
+Adding a language means adding its prose files.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import yaml
@@ -24,7 +26,7 @@ import yaml
 from reservation_lab.authoring.kernel import DISPLAY_NAME, KERNEL_NAME, ensure_kernel
 from reservation_lab.course.files import MAGIC, cell_text
 from reservation_lab.course.friendly import CELL_NAMES
-from reservation_lab.course.parameters import DEFAULTS, parameters_source
+from reservation_lab.course.parameters import DEFAULTS, EXERCISE_DEFAULTS, parameters_source
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from reservation_lab.runtime.redact import redact
 
@@ -37,6 +39,20 @@ KERNELSPEC = {"name": KERNEL_NAME, "display_name": DISPLAY_NAME, "language": "py
 
 
 @dataclass(frozen=True)
+class Notebook:
+    """One notebook of the course: its file name in notebooks/<lang>/, its source folder, its parameters."""
+
+    file_name: str
+    source_dir: Path
+    defaults: dict[str, Any]
+
+
+LAB = Notebook(NOTEBOOK_NAME, SOURCE_DIR, DEFAULTS)
+EXERCISES = Notebook("exercises.ipynb", SOURCE_DIR / "exercises", EXERCISE_DEFAULTS)
+NOTEBOOKS = (LAB, EXERCISES)
+
+
+@dataclass(frozen=True)
 class Prose:
     """One language's prose: its code, display name and one Markdown text per key."""
 
@@ -45,19 +61,20 @@ class Prose:
     cells: dict[str, str]
 
 
-def load_cells(source_dir: Path = SOURCE_DIR) -> list[dict]:
-    """The cells of notebooks/source/cells.yml; the parameters cell gets its code from course.parameters."""
+def load_cells(source_dir: Path = SOURCE_DIR, defaults: dict[str, Any] = DEFAULTS) -> list[dict]:
+    """The cells of a cells.yml; the parameters cell gets its code from course.parameters (`defaults`)."""
     cells = yaml.safe_load((source_dir / "cells.yml").read_text())
     for cell in cells:
         if "parameters" in cell:
-            cell["code"] = parameters_source(DEFAULTS["language"])
+            cell["code"] = parameters_source(defaults["language"], defaults)
+            cell["defaults"] = defaults
     return cells
 
 
 def cell_source(cell: dict, language: str) -> str:
     """A code cell's text: the parameters for `language`, a lab file under its magic, or the cell's code."""
     if "parameters" in cell:
-        return parameters_source(language)
+        return parameters_source(language, cell.get("defaults", DEFAULTS))
     if "file" in cell:
         return f"%%{MAGIC} {cell['file']}\n{cell_text(cell['file'])}".rstrip("\n")
     return cell["code"].rstrip("\n")
@@ -105,8 +122,8 @@ def languages(source_dir: Path = SOURCE_DIR) -> list[Prose]:
     return [load_prose(path) for path in sorted((source_dir / "prose").glob("*.md"))]
 
 
-def notebook_path(language: str) -> Path:
-    return NOTEBOOKS_DIR / language / NOTEBOOK_NAME
+def notebook_path(language: str, notebook: Notebook = LAB) -> Path:
+    return NOTEBOOKS_DIR / language / notebook.file_name
 
 
 def build_notebook(cells: list[dict], prose: Prose, previous: nbformat.NotebookNode | None = None):
@@ -181,23 +198,25 @@ def cell_names(cells: list[dict]) -> list[str]:
 
 
 def build(check_only: bool = False) -> list[Path]:
-    """Write every language's notebook and the cells' names; with check_only, return the files out of sync."""
-    cells = load_cells()
+    """Write every notebook in every language and the cells' names; with check_only, return the files out of
+    sync."""
+    cells = {notebook.file_name: load_cells(notebook.source_dir, notebook.defaults) for notebook in NOTEBOOKS}
     stale = []
-    names = "\n".join(cell_names(cells)) + "\n"
+    names = "\n".join(sorted({name for each in cells.values() for name in cell_names(each)})) + "\n"
     if not CELL_NAMES.exists() or CELL_NAMES.read_text() != names:
         stale.append(CELL_NAMES)
         if not check_only:
             CELL_NAMES.write_text(names)
-    for prose in languages():
-        path = notebook_path(prose.language)
-        text = render(build_notebook(cells, prose, read_existing(path)))
-        if path.exists() and path.read_text() == text:
-            continue
-        stale.append(path)
-        if not check_only:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
+    for notebook in NOTEBOOKS:
+        for prose in languages(notebook.source_dir):
+            path = notebook_path(prose.language, notebook)
+            text = render(build_notebook(cells[notebook.file_name], prose, read_existing(path)))
+            if path.exists() and path.read_text() == text:
+                continue
+            stale.append(path)
+            if not check_only:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text)
     return stale
 
 
@@ -227,12 +246,12 @@ def scrub_outputs(nb, workdirs: list[Path]) -> None:
     number_cells(nb)
 
 
-def execute(language: str, timeout: int = 600) -> Path:
+def execute(language: str, timeout: int = 600, notebook: Notebook = LAB) -> Path:
     """Run one notebook top to bottom for real (local mode) through papermill, like every other execution of the
     course, and store its scrubbed outputs (papermill's own metadata goes with the scrub)."""
     import papermill
 
-    path = notebook_path(language)
+    path = notebook_path(language, notebook)
     with tempfile.TemporaryDirectory() as tmp:
         executed = Path(tmp) / path.name
         papermill.execute_notebook(str(path), str(executed), kernel_name=ensure_kernel(), cwd=str(path.parent),

@@ -1,12 +1,11 @@
 """The course layer: the one facade the notebook cells import, plus the notebook builder, papermill runs, kernel.
 
 Cells write `from reservation_lab import course as lab` and call `lab.<name>(...)` for everything (d2l style);
-`__all__` below is the whole surface a learner meets. May import every layer below it (domain, runtime, race,
-cloud, i18n); only `authoring` and `cli` import it. Its modules: `session` (`lab.start`: the notebook's language,
-its run, and everything the session starts, stopped together), `cloud_mode` (which Cloudflare steps 5-7 use),
-`experiments`, `display` (what cells show), `files` (`%%lab_file`), `friendly` (errors in the learner's language),
-`parameters` (the papermill defaults). The authors' tools live in `authoring`.
-"""
+`__all__` below is the whole surface a learner meets. May import every layer below it (domain, runtime, race, cloud,
+i18n); only `authoring` and `cli` import it. Its modules: `session` (`lab.start`: the notebook's language, its run,
+and everything the session starts, stopped together), `cloud_mode` (which Cloudflare steps 5-7 use), `experiments`,
+`exercises` (grading), `display` (what cells show), `files` (`%%lab_file`), `friendly` (errors in the learner's
+language), `parameters` (the papermill defaults). The authors' tools live in `authoring`."""
 
 from reservation_lab.cloud.steps import delete_worker, deploy, login, logout, verify, wait_until_ready, whoami
 from reservation_lab.cloud.verify import CLOUD_WORKSHOP
@@ -23,6 +22,7 @@ from reservation_lab.course.display import (
     skip_cloud,
     write_report,
 )
+from reservation_lab.course.exercises import grade, hint, stop_grading
 from reservation_lab.course.experiments import experiment, stop_experiments
 from reservation_lab.course.friendly import friendly_traceback, lab_names
 from reservation_lab.course.session import current, start, start_server, wrangler_version
@@ -45,6 +45,8 @@ __all__ = [
     "race_naive_and_atomic", "show_race", "plot_race",
     # experiments: one change to the Worker, run for real, judged by the checker
     "experiment", "stop_experiments",
+    # the exercises notebook: grade a Worker on the real runtime, hints
+    "grade", "hint", "stop_grading",
     # the cloud (steps 5-7)
     "choose_cloud", "login", "whoami", "deploy", "wait_until_ready", "CLOUD_WORKSHOP", "verify",
     "before_cleanup", "delete_worker", "logout",

@@ -13,12 +13,14 @@ from typing import Any
 from reservation_lab.domain.config import cleanup_config_text, write_cleanup_config_text, write_wrangler_config
 from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError
+from reservation_lab.exercises.catalog import exercise, exercises
 from reservation_lab.i18n import message, quoted
 from reservation_lab.paths import WORKER_DIR, WORKER_SRC
 from reservation_lab.runtime.commands import shown_folder
 
 CONFIGS = ("wrangler.jsonc", "wrangler.cleanup.jsonc")
 SOURCES = ("src/validation.js", "src/front.js", "src/index.js", "src/cleanup.js")
+EXERCISE_FILES = tuple(f"exercises/{name}.js" for name in exercises())  # the exercises notebook's Workers
 MAGIC = "lab_file"
 
 
@@ -30,7 +32,9 @@ def cell_text(target: str) -> str:
         return cleanup_config_text()
     if target in SOURCES:
         return (WORKER_SRC / Path(target).name).read_text()
-    raise LabError("errors.not_a_lab_file", target=quoted(target), files=", ".join(CONFIGS + SOURCES))
+    if target in EXERCISE_FILES:
+        return exercise(Path(target).stem).stub()
+    raise LabError("errors.not_a_lab_file", target=quoted(target), files=", ".join(CONFIGS + SOURCES + EXERCISE_FILES))
 
 
 def write_lab_file(run: RunFolder, target: str, text: str, account_id: str | None = None) -> Path:
@@ -39,12 +43,13 @@ def write_lab_file(run: RunFolder, target: str, text: str, account_id: str | Non
         return write_wrangler_config(run, account_id, text=text)
     if target == "wrangler.cleanup.jsonc":
         return write_cleanup_config_text(run, text, account_id)
-    if target in SOURCES:
+    if target in SOURCES or target in EXERCISE_FILES:
         path = run.root / target
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
         return path
-    raise LabError("errors.not_a_lab_file", target=f"%%{MAGIC} {target}", files=", ".join(CONFIGS + SOURCES))
+    raise LabError("errors.not_a_lab_file", target=f"%%{MAGIC} {target}",
+                   files=", ".join(CONFIGS + SOURCES + EXERCISE_FILES))
 
 
 def register(shell: Any, current_run: Any) -> None:

@@ -24,9 +24,18 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-def parameters_source(language: str) -> str:
+EXERCISE_DEFAULTS: dict[str, Any] = {  # the exercises notebook's parameters
+    "language": "de",
+    "workdir": "",
+    "solutions": False,  # True: grade the reference solutions instead of the cells' files (papermill, tests)
+    "seed": 0,  # the grader's search: the same seed finds the same failing workload again
+    "workloads": 30,  # how many workloads a grade tries at most (more: slower, more thorough)
+}
+
+
+def parameters_source(language: str, defaults: dict[str, Any] = DEFAULTS) -> str:
     """The parameters cell's code: one plain literal a line, as papermill expects."""
-    values = {**DEFAULTS, "language": language}
+    values = {**defaults, "language": language}
     return "\n".join(f"{name} = {_literal(value)}" for name, value in values.items())
 
 

@@ -1,11 +1,10 @@
 """The course session: what the setup cell starts and every cell sees.
 
 `session = lab.start(language, workdir)` sets the notebook's language (every helper prints in it, errors too),
-creates this run's folder and becomes the one owner of everything the notebook starts: the dev servers (one per
-run folder), the experiments' workbench, the rehearsal's Cloudflare double. `Session.stop()` is the one place that
-stops them, and `start()` calls it for the previous session first, so re-running the setup cell leaves nothing
-behind (a kernel that dies takes its servers along through their watchdogs).
-"""
+creates this run's folder and becomes the one owner of everything the notebook starts: the dev servers (one per run
+folder), the experiments' workbench, the exercises' grader, the rehearsal's Cloudflare double. `Session.stop()` is
+the one place that stops them, and `start()` calls it for the previous session first, so re-running the setup cell
+leaves nothing behind (a kernel that dies takes its servers along through their watchdogs)."""
 
 from __future__ import annotations
 
@@ -18,6 +17,7 @@ from reservation_lab.course.files import register as register_lab_file
 from reservation_lab.course.friendly import friendly_errors
 from reservation_lab.domain.runs import HeldServers, RunFolder, create_run_folder
 from reservation_lab.errors import LabError
+from reservation_lab.exercises.grader import Grader
 from reservation_lab.experiments.workbench import Workbench
 from reservation_lab.i18n import message, set_language
 from reservation_lab.runtime.commands import show_commands
@@ -33,6 +33,8 @@ class Session:
     run: RunFolder
     servers: HeldServers = field(default_factory=HeldServers)  # one dev server per run folder
     workbenches: dict[Path, Workbench] = field(default_factory=dict)
+    grader: Grader | None = None  # the exercises' grading server (course.exercises)
+    hints: dict[str, int] = field(default_factory=dict)  # how many hints of each exercise were shown
     cloud: bool | str = False
     rehearsal: Any = None  # course.cloud_mode.Rehearsal while cloud = "rehearsal"
 
@@ -42,6 +44,8 @@ class Session:
         while self.workbenches:
             _, workbench = self.workbenches.popitem()
             workbench.close()
+        if self.grader is not None:
+            self.grader.close()
         if self.rehearsal is not None:
             rehearsal, self.rehearsal = self.rehearsal, None
             rehearsal.stop()

@@ -32,7 +32,7 @@ RELOAD_WAIT = 10.0  # seconds for wrangler dev's reload before the server is res
 FINAL = Workload((Round((Request("new", 0, 3), Request("new", 0, 2), Request("twins", 1, 1)), restart=True),
                   Round((Request("replay", 0, 1), Request("new", 1, 4)))))  # after the search: a real restart
 EXAMPLES = 30  # workloads a grade tries at most
-BUDGET = 40.0  # seconds of searching and shrinking (plus starting the server once and stopping it)
+BUDGET = 50.0  # seconds of searching and shrinking (plus starting the server once and stopping it)
 
 
 @dataclass
@@ -76,6 +76,7 @@ class Grader:
         self.folder: RunFolder | None = None
         self.servers = HeldServers()
         self.server: DevServer | None = None
+        self.last_server: DevServer | None = None  # the one close() stopped, for its leftovers()
         self.names = itertools.count(1)
         self.restarts = 0
 
@@ -168,7 +169,7 @@ class Grader:
     def close(self) -> None:
         """Stop the server (proven gone); the next grade starts a new one."""
         self.servers.stop_all()
-        self.server = None
+        self.last_server, self.server = self.server or self.last_server, None
 
 
 def _size(workload: Workload) -> tuple[int, int]:

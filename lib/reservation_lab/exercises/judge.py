@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import httpx
@@ -130,6 +131,18 @@ async def _send_round(base_url: str, sent: list[Sent]) -> None:
         await asyncio.gather(*(_send(client, one) for one in sent))
 
 
+def _run_to_completion(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run a coroutine from the grader's synchronous search: directly, or in a thread of its own when this thread
+    already runs an event loop (a notebook kernel, where asyncio.run refuses)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(make())
+        return
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(lambda: asyncio.run(make())).result()
+
+
 def _statuses(base_url: str, workshops: list[str]) -> dict[str, dict[str, Any]] | Failure:
     found: dict[str, dict[str, Any]] = {}
     with httpx.Client(base_url=base_url, timeout=REQUEST_TIMEOUT, trust_env=False, verify=_tls()) as client:
@@ -174,7 +187,7 @@ def run_trial(workload: Workload, base_url: str, prefix: str, restart: Callable[
         return trial
     prior: dict[str, list[dict[str, Any]]] = {w: [] for w in workshops}
     for number, (round_, sent) in enumerate(zip(workload.rounds, requests_of(workload, prefix), strict=True), 1):
-        asyncio.run(_send_round(base_url, sent))
+        _run_to_completion(partial(_send_round, base_url, sent))
         trial.sent.extend(sent)
         failure, after = _judge_round(base_url, workshops, sent, number, before, prior)
         if failure is None and round_.restart:

@@ -1,0 +1,113 @@
+"""The exercises notebook's helpers: grade a learner's Worker (`lab.grade`), give the next hint (`lab.hint`), stop
+the grading server (`lab.stop_grading`); everything printed in the learner's language."""
+
+from __future__ import annotations
+
+import json
+
+from reservation_lab.course.session import current
+from reservation_lab.domain.checker import explain
+from reservation_lab.errors import LabError
+from reservation_lab.exercises import grader
+from reservation_lab.exercises.catalog import exercise
+from reservation_lab.exercises.grader import Grade, Grader
+from reservation_lab.exercises.judge import Sent
+from reservation_lab.i18n import message, number, plural
+
+HINTS = 3  # hints per exercise: [hints] <name>_1 … <name>_3 in every catalog
+
+
+class GradeFailed(LabError):
+    """A reference solution that did not pass its grade: a defect of the course, so the run stops there."""
+
+
+def grade(name: str, solution: bool = False, seed: int = 0, workloads: int = grader.EXAMPLES) -> Grade:
+    """Grade the exercise's file as the cell above wrote it (`solution`: the reference solution instead) on this
+    session's grading server, trying at most `workloads` workloads, and show the result. A learner's failed grade
+    is a result, not an error (Run All goes on to the next exercise); a reference solution that fails raises
+    GradeFailed."""
+    session = current()
+    task = exercise(name)
+    source = task.solution() if solution else (session.run.root / "exercises" / f"{name}.js").read_text()
+    if session.grader is None:
+        session.grader = Grader(session.run.root / "grading")
+    result = session.grader.grade(task, source, seed=seed, examples=workloads, budget=grader.BUDGET)
+    show_grade(result)
+    if solution and not result.passed:
+        raise GradeFailed("exercises.grade_failed_short", name=name, problem=result.failure.message)
+    return result
+
+
+def show_grade(result: Grade) -> None:
+    """A passed grade in one line; a failed one with its smallest workload, the answers and the checker's words."""
+    counts = {"workloads": plural("exercises.workloads", result.trials),
+              "requests": plural("exercises.requests", result.requests),
+              "restarts": plural("exercises.restarts", result.restarts)}
+    if result.passed:
+        print(message("exercises.grade_passed", name=result.exercise, seed=result.seed,
+                      seconds=number(result.seconds, _language()), **counts))
+        return
+    failure = result.failure
+    assert failure is not None
+    print(message("exercises.grade_failed", name=result.exercise, problem=failure.message))
+    if result.smallest is None:
+        return
+    print()
+    print(message("exercises.smallest", seed=result.seed, workloads=counts["workloads"]))
+    for number_, round_ in enumerate(result.smallest.workload.rounds, 1):
+        print(message("exercises.round", round=number_))
+        for row in _rows([one for one in result.smallest.sent if one.round == number_]):
+            print("  " + row)
+        if round_.restart:
+            print("  " + message("exercises.restart_after"))
+        if number_ == failure.round:
+            break
+    if failure.check is not None:
+        print()
+        print(message("exercises.why"))
+        print(explain(failure.check))
+
+
+def _rows(sent: list[Sent]) -> list[str]:
+    """The requests of one round as an aligned table: requestId, workshop, seats, kind, HTTP, answer."""
+    head = [message(f"exercises.column_{key}") for key in ("request", "workshop", "seats", "kind", "http", "answer")]
+    rows = [[one.request_id, one.workshop, str(one.seats), message(f"exercises.kind_{one.kind}"),
+             str(one.code) if one.code is not None else "–", _answer(one)] for one in sent]
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head) - 1)]
+    return ["  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])
+            for row in [head, *rows]]
+
+
+def _answer(one: Sent) -> str:
+    if one.code is None:
+        return message("exercises.no_answer_short")
+    keys = ("status", "reserved", "replayed", "error")
+    return json.dumps({key: one.answer[key] for key in keys if key in one.answer}, ensure_ascii=False)
+
+
+def hint(name: str) -> None:
+    """Print the next hint for the exercise (each run of the cell one more), then say there are no more."""
+    exercise(name)
+    session = current()
+    shown = session.hints.get(name, 0) + 1
+    session.hints[name] = shown
+    if shown > HINTS:
+        print(message("hints.no_more", name=name))
+        return
+    print(f"{shown}/{HINTS}: " + message(f"hints.{name}_{shown}"))
+
+
+def stop_grading() -> dict[str, object]:
+    """Stop the grading server; say whether any process or the port is left."""
+    session = current()
+    grader, session.grader = session.grader, None
+    if grader is not None:
+        grader.close()
+    if grader is None or grader.last_server is None:  # nothing was graded: no server ever ran
+        return {"processesLeft": 0, "portFree": True}
+    return grader.last_server.leftovers()
+
+
+def _language() -> str:
+    return current().language
+
