@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from reservation_lab.errors import InvariantError, LabError
 
@@ -114,6 +115,33 @@ def _jupyter(args: argparse.Namespace) -> int:
     return 0  # not reached: launch() replaces this process
 
 
+def _grade(args: argparse.Namespace) -> int:
+    """Grade every learner notebook in a folder; print the table (CSV and JSON beside the runs)."""
+    import yaml
+
+    from reservation_lab.authoring.grading import grade_all, render
+
+    submissions = Path(args.submissions).resolve()
+    out = Path(args.out).resolve() if args.out else submissions / "graded"
+    parameters = {name: yaml.safe_load(value) for name, value in args.parameter}
+    results = grade_all(submissions, out, args.language, parameters, jobs=args.jobs, timeout=args.timeout)
+    print(render(results))
+    print(f"\n{out / 'grades.csv'}\n{out / 'grades.json'}")
+    return 0
+
+
+def _add_grade(sub: argparse._SubParsersAction) -> None:
+    grade = sub.add_parser("grade", help="a teacher's run: every learner notebook in a folder, a table learner x check")
+    grade.add_argument("submissions", help="a folder of learner notebooks (*.ipynb; the file name names the learner)")
+    grade.add_argument("--language", default="de", choices=("de", "pt", "es"))
+    grade.add_argument("--out", help="where the runs, grades.csv and grades.json go (default: SUBMISSIONS/graded)")
+    grade.add_argument("--jobs", type=int, help="notebooks run at the same time (default: half the cores)")
+    grade.add_argument("--timeout", type=float, default=900, help="seconds one notebook may run (then: hung)")
+    grade.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                       help="a notebook parameter for every run (YAML value), e.g. -p seed 7 -p workloads 10")
+    grade.set_defaults(func=_grade)
+
+
 def _add_drills(sub: argparse._SubParsersAction) -> None:
     from reservation_lab.drills import bad_input, crash, load
 
@@ -153,6 +181,7 @@ def parser() -> argparse.ArgumentParser:
     clean.add_argument("--workdir", required=True, help="the run folder (its wrangler.jsonc names Worker, account)")
     clean.set_defaults(func=_cleanup)
     _add_drills(sub)
+    _add_grade(sub)
     sub.add_parser("kernel", help="install the course's Jupyter kernel").set_defaults(func=_kernel)
     jupyter = sub.add_parser("jupyter", help="JupyterLab on notebooks/ (127.0.0.1; terminals can redo the lab)")
     jupyter.set_defaults(func=_jupyter)

@@ -10,6 +10,7 @@ from typing import Any
 from reservation_lab.domain.config import redacted
 from reservation_lab.domain.decisions import Decision
 from reservation_lab.domain.invariants import all_replayed
+from reservation_lab.domain.ledger import LEDGER
 from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import describe, message, plural
@@ -97,8 +98,9 @@ def plot_race(race: Race, language: str | None = None) -> None:
 
 
 def write_report(run: RunFolder, **data: Any) -> dict[str, Any]:
-    """Write report.json into the run folder (read by `./lab run`) and return it."""
-    report = {"run": run.name, **data}
+    """Write report.json into the run folder (read by `./lab run` and `./lab grade`) and return it; it carries the
+    session's check ledger (`checks`) and whether the run was a grading run."""
+    report = {"run": run.name, **data, "grading": LEDGER.grading, "checks": LEDGER.entries}
     (run.root / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     return report
 

@@ -7,6 +7,7 @@ import json
 
 from reservation_lab.course.session import current
 from reservation_lab.domain.checker import explain
+from reservation_lab.domain.ledger import LEDGER
 from reservation_lab.errors import LabError
 from reservation_lab.exercises import grader
 from reservation_lab.exercises.catalog import exercise
@@ -21,18 +22,20 @@ class GradeFailed(LabError):
     """A reference solution that did not pass its grade: a defect of the course, so the run stops there."""
 
 
-def grade(name: str, solution: bool = False, seed: int = 0, workloads: int = grader.EXAMPLES) -> Grade:
+def grade(name: str, solution: bool = False, seed: int = 0, workloads: int = grader.EXAMPLES,
+          seconds: float = grader.BUDGET) -> Grade:
     """Grade the exercise's file as the cell above wrote it (`solution`: the reference solution instead) on this
-    session's grading server, trying at most `workloads` workloads, and show the result. A learner's failed grade
-    is a result, not an error (Run All goes on to the next exercise); a reference solution that fails raises
-    GradeFailed."""
+    session's grading server (at most `workloads` generated workloads, `seconds` of search) and show the result.
+    A learner's failed grade is a result, not an error (Run All goes on to the next exercise); a reference solution
+    that fails raises GradeFailed."""
     session = current()
     task = exercise(name)
     source = task.solution() if solution else (session.run.root / "exercises" / f"{name}.js").read_text()
     if session.grader is None:
         session.grader = Grader(session.run.root / "grading")
-    result = session.grader.grade(task, source, seed=seed, examples=workloads, budget=grader.BUDGET)
+    result = session.grader.grade(task, source, seed=seed, examples=workloads, budget=seconds)
     show_grade(result)
+    LEDGER.record(f"grade_{name}", result.passed, "passed", result.failure.kind if result.failure else "passed")
     if solution and not result.passed:
         raise GradeFailed("exercises.grade_failed_short", name=name, problem=result.failure.message)
     return result
@@ -71,7 +74,7 @@ def show_grade(result: Grade) -> None:
 def _rows(sent: list[Sent]) -> list[str]:
     """The requests of one round as an aligned table: requestId, workshop, seats, kind, HTTP, answer."""
     head = [message(f"exercises.column_{key}") for key in ("request", "workshop", "seats", "kind", "http", "answer")]
-    rows = [[one.request_id, one.workshop, str(one.seats), message(f"exercises.kind_{one.kind}"),
+    rows = [[one.request_id, one.workshop, str(one.seats) if one.valid else "–", message(f"exercises.kind_{one.kind}"),
              str(one.code) if one.code is not None else "–", _answer(one)] for one in sent]
     widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head) - 1)]
     return ["  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])
@@ -79,10 +82,12 @@ def _rows(sent: list[Sent]) -> list[str]:
 
 
 def _answer(one: Sent) -> str:
+    """The answer's decision fields (an invalid request: the body sent, then the answer)."""
+    sent = "" if one.valid else f"{one.body} → "
     if one.code is None:
-        return message("exercises.no_answer_short")
+        return sent + message("exercises.no_answer_short")
     keys = ("status", "reserved", "replayed", "error")
-    return json.dumps({key: one.answer[key] for key in keys if key in one.answer}, ensure_ascii=False)
+    return sent + json.dumps({key: one.answer[key] for key in keys if key in one.answer}, ensure_ascii=False)
 
 
 def hint(name: str) -> None:

@@ -21,6 +21,7 @@ DEFAULTS: dict[str, Any] = {
     "workdir": "",
     "language": "de",
     "pause_before_cleanup": True,  # a real-cloud Run All stops before step 7 (papermill runs pass False)
+    "grading": False,  # a teacher's run (./lab grade): every check recorded in report.json, none stops the run
 }
 
 
@@ -29,7 +30,9 @@ EXERCISE_DEFAULTS: dict[str, Any] = {  # the exercises notebook's parameters
     "workdir": "",
     "solutions": False,  # True: grade the reference solutions instead of the cells' files (papermill, tests)
     "seed": 0,  # the grader's search: the same seed finds the same failing workload again
-    "workloads": 30,  # how many workloads a grade tries at most (more: slower, more thorough)
+    "workloads": 30,  # how many workloads a grade generates at most (more: slower, more thorough)
+    "grade_seconds": 50,  # how long a grade may search and shrink
+    "grading": False,  # a teacher's run (./lab grade): every grade recorded in report.json
 }
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from reservation_lab.cloud.cleanup import left_deployed_line, runs_left_deployed
 from reservation_lab.course.files import register as register_lab_file
 from reservation_lab.course.friendly import friendly_errors
+from reservation_lab.domain.ledger import LEDGER
 from reservation_lab.domain.runs import HeldServers, RunFolder, create_run_folder
 from reservation_lab.errors import LabError
 from reservation_lab.exercises.grader import Grader
@@ -54,13 +55,14 @@ class Session:
 _CURRENT: dict[str, Session | None] = {"session": None}
 
 
-def start(language: str, workdir: str | Path = "") -> Session:
+def start(language: str, workdir: str | Path = "", grading: bool = False) -> Session:
     """End the previous session, then start this one: its language, its own run folder (`.runs/<run name>` by
     default, or `workdir`), errors shown in the language, and in a notebook every command shown and `%%lab_file`.
 
-    A new run on purpose: the run's SQLite state is durable, so a second pass over an old run would meet a full
-    workshop and fail the burst invariants. The setup cell also names any earlier run of this checkout that
-    deployed to Cloudflare and was never proven deleted, with the command that deletes it.
+    `grading` (a teacher's run, `./lab grade`): every check is recorded in the run's ledger and a failed one does
+    not stop the notebook (domain.ledger). A new run on purpose: the run's SQLite state is durable, so a second pass
+    over an old run would meet a full workshop and fail the burst invariants. The setup cell also names any earlier
+    run of this checkout that deployed to Cloudflare and was never proven deleted, with the command that deletes it.
     """
     previous = _CURRENT["session"]
     if previous is not None:
@@ -68,6 +70,7 @@ def start(language: str, workdir: str | Path = "") -> Session:
         previous.stop()
     set_language(language)
     session = Session(language=language, run=create_run_folder(workdir or None))
+    LEDGER.start(grading, session.run.root)
     friendly_errors(language, session.run)
     _CURRENT["session"] = session
     for earlier in runs_left_deployed():

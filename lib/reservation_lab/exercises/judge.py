@@ -22,7 +22,7 @@ import httpx
 from reservation_lab.domain.checker import CheckResult, check_history
 from reservation_lab.domain.routes import reservations_path, status_path
 from reservation_lab.exercises.workloads import INVALID_BODIES, Workload
-from reservation_lab.i18n import Message
+from reservation_lab.i18n import Message, quoted
 
 REQUEST_TIMEOUT = 5.0  # seconds: a Worker that does not answer within it has hung
 CLASS_OF_PROBLEM = {  # the checker's problem keys -> the failure class an exercise is about
@@ -160,13 +160,14 @@ def _statuses(base_url: str, workshops: list[str]) -> dict[str, dict[str, Any]] 
 def _answers_failure(sent: list[Sent], number: int) -> Failure | None:
     """A valid request without 201/409 and a JSON status, or an invalid one without 400."""
     for one in sent:
-        if one.valid and (one.code not in (201, 409) or one.answer.get("status") not in ("accepted", "rejected")):
+        if one.code is None or (one.valid and (one.code not in (201, 409)
+                                               or one.answer.get("status") not in ("accepted", "rejected"))):
             key = "exercises.no_answer" if one.code is None else "exercises.no_decision"
             return Failure("crash", Message(key, {"rid": one.request_id, "code": one.code,
                                                   "seconds": REQUEST_TIMEOUT}), number)
         if not one.valid and one.code != 400:
             return Failure("bad_input", Message("exercises.invalid_not_refused",
-                                                {"body": one.body, "code": one.code}), number)
+                                                {"body": quoted(one.body), "code": one.code}), number)
     return None
 
 
@@ -225,8 +226,9 @@ def _judge_restart(base_url: str, workshops: list[str], before: dict[str, dict[s
     if isinstance(after, Failure):
         return after
     for workshop in workshops:
-        if after[workshop] != before[workshop]:
+        changed = [f"{key} {before[workshop][key]} → {after[workshop].get(key)}" for key in before[workshop]
+                   if after[workshop].get(key) != before[workshop][key]]
+        if changed:
             return Failure("reset_on_restart", Message("exercises.class_reset_on_restart", {
-                "workshop": workshop, "before": json.dumps(before[workshop]), "after": json.dumps(after[workshop])}),
-                number)
+                "workshop": workshop, "changes": ", ".join(changed)}), number)
     return None

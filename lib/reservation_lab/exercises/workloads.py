@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 KINDS = ("new", "replay", "twins", "invalid")  # shrinks towards the first
 INVALID_BODIES = ('{"requestId": "{rid}", "seats": 0}', '{"requestId": "{rid}", "seats": 5}',
                   '{"seats": 1}', '{"requestId": "{rid}", "seats": "2"}', "not json")
-MAX_ROUNDS, MAX_REQUESTS, WORKSHOPS = 3, 6, 2
+MAX_ROUNDS, MAX_REQUESTS, WORKSHOPS = 2, 6, 2
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,93 @@
+"""`./lab grade`: a folder with a correct, a wrong, a crashing and a tampered learner notebook gives the right table;
+one learner's failure does not touch another's grade."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from reservation_lab.authoring.builder import EXERCISES, notebook_path
+from reservation_lab.authoring.grading import tampered_cells
+from reservation_lab.course.files import MAGIC
+from reservation_lab.exercises.catalog import exercise, exercises
+
+GRADES = [f"grade_{name}" for name in exercises()]
+
+
+def submission(folder: Path, learner: str, edit) -> None:
+    """The German exercises notebook as a learner hands it in, after `edit(cells by id)`."""
+    nb = nbformat.read(notebook_path("de", EXERCISES), as_version=4)
+    edit({cell.id: cell for cell in nb.cells})
+    nbformat.write(nb, folder / f"{learner}.ipynb")
+
+
+def solved(cells: dict) -> None:
+    for name in exercises():
+        cells[f"file-{name}"].source = f"%%{MAGIC} exercises/{name}.js\n{exercise(name).solution()}"
+
+
+def crashes(cells: dict) -> None:
+    solved(cells)
+    cells["hint-replay"].source = 'raise RuntimeError("my own experiment")'
+
+
+def tampers(cells: dict) -> None:
+    cells["grade-guard"].source = "grade_guard = None"
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    folder = tmp_path_factory.mktemp("submissions")
+    submission(folder, "ana", solved)
+    submission(folder, "ben", lambda cells: None)  # the stubs as shipped
+    submission(folder, "cleo", crashes)
+    submission(folder, "dan", tampers)
+    command = [sys.executable, "-m", "reservation_lab", "grade", str(folder), "--language", "de", "--jobs", "2",
+               "-p", "workloads", "3", "-p", "grade_seconds", "8"]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return folder / "graded", proc.stdout
+
+
+def test_the_table_says_who_passed_what(graded: tuple[Path, str]) -> None:
+    out, shown = graded
+    rows = {row["learner"]: row for row in csv.DictReader((out / "grades.csv").open())}
+    assert {name: rows[name]["status"] for name in rows} == {"ana": "graded", "ben": "graded", "cleo": "crashed",
+                                                             "dan": "tampered"}
+    assert [rows["ana"][label] for label in GRADES] == ["1"] * 4
+    assert [rows["ben"][label] for label in GRADES] == ["0"] * 4
+    assert rows["cleo"]["grade_guard"] == "1" and rows["cleo"]["grade_naive"] == ""  # stopped after exercise 2
+    assert rows["dan"]["detail"] == "grade-guard" and [rows["dan"][label] for label in GRADES] == [""] * 4
+    assert "ana" in shown and "✓" in shown and "✗" in shown and str(out / "grades.csv") in shown
+
+
+def test_the_json_keeps_every_check_with_what_was_expected_and_found(graded: tuple[Path, str]) -> None:
+    out, _ = graded
+    results = {result["learner"]: result for result in json.loads((out / "grades.json").read_text())}
+    ben = {check["label"]: check for check in results["ben"]["checks"]}
+    assert ben["grade_guard"] == {"label": "grade_guard", "passed": False, "expected": "passed",
+                                  "actual": "overbooking"}
+    assert ben["grade_init"]["actual"] == "reset_on_restart"
+    assert results["cleo"]["detail"].startswith("In [")
+    assert (out / "ana" / "ana.ipynb").exists() and not (out / "dan").exists()  # a tampered notebook never runs
+
+
+def test_an_unchanged_notebook_is_not_tampered_and_an_edited_check_cell_is() -> None:
+    reference = nbformat.read(notebook_path("de"), as_version=4)
+    assert tampered_cells(reference, reference) == []
+    edited = nbformat.read(notebook_path("de"), as_version=4)
+    check = next(cell for cell in edited.cells if "nbval-check-output" in cell.metadata.get("tags", []))
+    check.source = check.source.replace("check_equal", "print")
+    assert tampered_cells(edited, reference) == [check.id]
+
+
+def test_an_empty_folder_says_what_to_put_there(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "reservation_lab", "grade", str(tmp_path)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode != 0 and "*.ipynb" in proc.stderr
