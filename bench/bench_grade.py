@@ -7,7 +7,7 @@ The baseline is a cold start of `wrangler dev` (start → /health answers → st
 the same run. Each grade uses the exercises notebook's defaults (course.parameters.EXERCISE_DEFAULTS: at most 30
 generated workloads, a 50 s budget, seed 0) on a server of its own, as `lab.grade` does on its first call. Prints
 per grade the seconds, the workloads run (shrinking included), the requests sent and the restarts, and the ratio
-grade/cold start. `--quick` grades one solution and one stub with 5 workloads.
+grade/cold start. `--quick` grades one solution and one stub with 3 workloads and a 10 s budget.
 """
 
 from __future__ import annotations
@@ -26,15 +26,15 @@ from reservation_lab.exercises.grader import grade_source
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="one solution and one stub, 5 workloads")
+    parser.add_argument("--quick", action="store_true", help="one solution and one stub, 3 workloads, 10 s")
     args = parser.parse_args(argv)
     print(machine_line())
     print(load_line("before"))
     _, _, cold = cold_start_stop()
     print(f"  baseline: wrangler dev cold start and stop {cold:.2f} s")
     names = ["guard"] if args.quick else list(exercises())
-    examples = 5 if args.quick else EXERCISE_DEFAULTS["workloads"]
-    budget = EXERCISE_DEFAULTS["grade_seconds"]
+    examples = 3 if args.quick else EXERCISE_DEFAULTS["workloads"]
+    budget = 10 if args.quick else EXERCISE_DEFAULTS["grade_seconds"]
     with tempfile.TemporaryDirectory(prefix="bench-grade-") as tmp:
         for name in names:
             task = exercises()[name]

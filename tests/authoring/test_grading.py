@@ -16,6 +16,8 @@ from reservation_lab.authoring.builder import EXERCISES, notebook_path
 from reservation_lab.authoring.grading import tampered_cells
 from reservation_lab.course.files import MAGIC
 from reservation_lab.exercises.catalog import exercise, exercises
+from reservation_lab.i18n.catalog import template
+from tests.support import english_lines, output_text
 
 GRADES = [f"grade_{name}" for name in exercises()]
 
@@ -49,7 +51,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     submission(folder, "cleo", crashes)
     submission(folder, "dan", tampers)
     command = [sys.executable, "-m", "reservation_lab", "grade", str(folder), "--language", "de", "--jobs", "2",
-               "-p", "workloads", "3", "-p", "grade_seconds", "8"]
+               "-p", "workloads", "3", "-p", "grade_seconds", "3"]
     proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return folder / "graded", proc.stdout
@@ -76,6 +78,18 @@ def test_the_json_keeps_every_check_with_what_was_expected_and_found(graded: tup
     assert ben["grade_init"]["actual"] == "reset_on_restart"
     assert results["cleo"]["detail"].startswith("In [")
     assert (out / "ana" / "ana.ipynb").exists() and not (out / "dan").exists()  # a tampered notebook never runs
+
+
+def test_the_solved_notebook_reads_german_and_leaves_nothing_running(graded: tuple[Path, str]) -> None:
+    """ana's executed notebook: every grade says passed in German, no English line, the grading server gone."""
+    out, _ = graded
+    cells = {cell.id: cell for cell in nbformat.read(out / "ana" / "ana.ipynb", as_version=4).cells
+             if cell.cell_type == "code"}
+    for name in exercises():
+        shown = output_text(cells[f"grade-{name}"])
+        passed = template("exercises.grade_passed", "de").split("{workloads}")[0].format(name=name)
+        assert any(line.startswith(passed) for line in shown.splitlines()) and english_lines(shown) == [], shown
+    assert '"processesLeft": 0' in output_text(cells["stop-grading"])
 
 
 def test_an_unchanged_notebook_is_not_tampered_and_an_edited_check_cell_is() -> None:

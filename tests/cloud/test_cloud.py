@@ -276,9 +276,9 @@ def test_deploy_without_config(tmp_path: Path, no_wrangler: None) -> None:
 def test_delete_refuses_a_bad_run_name(tmp_path: Path, no_wrangler: None) -> None:
     bad = RunFolder(root=tmp_path, name="my-production-worker")
     (tmp_path / "wrangler.cleanup.jsonc").write_text(json.dumps({"name": "my-production-worker"}))
-    with raises_key("errors.not_a_run_name", LabError, name="my-production-worker"):
+    with raises_key("errors.not_a_run_name", LabError, name='"my-production-worker"'):
         delete_worker(bad)
-    with raises_key("errors.not_a_run_name", LabError, name="my-production-worker"):
+    with raises_key("errors.not_a_run_name", LabError, name='"my-production-worker"'):
         deploy(bad, cleanup=True)
 
 

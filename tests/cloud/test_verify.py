@@ -125,7 +125,7 @@ def test_untouched_cloud_launch_fails(dev_server: DevServer, run_folder) -> None
     verdict = verify_deployed(fake_api(run_folder.name), run_folder.name, dev_server.base_url, burst_size=10)
     assert not verdict.passed
     assert len(verdict.problems) == 1 and verdict.problems[0].startswith("cloud-launch:")
-    assert "'reserved': 0" in verdict.problems[0]
+    assert '"reserved": 0' in verdict.problems[0]
     assert verdict.summary().startswith("FAIL: deployed: cloud-launch")
 
 
@@ -145,7 +145,7 @@ def test_reused_verification_workshop_is_not_fresh(cloud_app: tuple[str, str]) -
 def test_wrong_burst_size_names_cloud_launch(cloud_app: tuple[str, str]) -> None:
     script, url = cloud_app
     verdict = verify_deployed(fake_api(script), script, url, burst_size=12)
-    assert not verdict.passed and "cloud-launch" in verdict.problems[0] and "'rejectedRequests': 8" in \
+    assert not verdict.passed and "cloud-launch" in verdict.problems[0] and '"rejectedRequests": 8' in \
         verdict.problems[0]
 
 
@@ -167,7 +167,7 @@ def test_binding_problems(cloud_app: tuple[str, str], bindings: list[dict], expe
 def test_namespace_without_sqlite(cloud_app: tuple[str, str]) -> None:
     script, url = cloud_app
     verdict = verify_deployed(fake_api(script, pages=[[namespace(script, sqlite=False)]]), script, url)
-    assert not verdict.passed and "not SQLite-backed (use_sqlite=False)" in verdict.problems[0]
+    assert not verdict.passed and "not SQLite-backed (use_sqlite=false)" in verdict.problems[0]
 
 
 def test_namespace_missing_or_of_another_worker(cloud_app: tuple[str, str]) -> None:

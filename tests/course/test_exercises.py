@@ -1,22 +1,18 @@
-"""course.exercises: `lab.grade`, `lab.hint`, `lab.stop_grading` in a session, in the learner's language; and the
-exercises notebook run by papermill with the reference solutions."""
+"""course.exercises: `lab.grade`, `lab.hint`, `lab.stop_grading` in a session, in the learner's language (the whole
+exercises notebook runs under papermill in tests/authoring/test_grading.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from reservation_lab import course as lab
-from reservation_lab.authoring.builder import EXERCISES, notebook_path
-from reservation_lab.authoring.kernel import ensure_kernel
 from reservation_lab.course.exercises import HINTS, GradeFailed
 from reservation_lab.course.files import cell_text, write_lab_file
 from reservation_lab.exercises.catalog import exercise, exercises
 from reservation_lab.i18n import message
-from reservation_lab.i18n.catalog import template
-from tests.support import english_lines, output_text, raises_key
+from tests.support import english_lines, raises_key
 
 LANGUAGES = ("de", "pt", "es")
 
@@ -68,22 +64,3 @@ def test_a_reference_solution_that_fails_stops_the_run(tmp_path: Path, monkeypat
     with raises_key("exercises.grade_failed_short", GradeFailed, name="init"):
         lab.grade("init", solution=True, seed=1, workloads=10, seconds=5)
     assert lab.stop_grading() == {"processesLeft": 0, "portFree": True}
-
-
-def test_the_exercises_notebook_with_the_solutions_passes_every_grade(tmp_path: Path) -> None:
-    """papermill runs the German exercises notebook with `solutions = True` (few workloads): every grade passes and
-    says what the Worker survived, every output is German, the grading server is gone at the end."""
-    import papermill
-
-    executed = tmp_path / "exercises.de.ipynb"
-    papermill.execute_notebook(str(notebook_path("de", EXERCISES)), str(executed), kernel_name=ensure_kernel(),
-                               parameters={"solutions": True, "workloads": 4, "workdir": str(tmp_path / "run")},
-                               progress_bar=False, cwd=str(notebook_path("de", EXERCISES).parent))
-    cells = {cell.id: cell for cell in nbformat.read(executed, as_version=4).cells if cell.cell_type == "code"}
-    for name in exercises():
-        shown = output_text(cells[f"grade-{name}"])  # the grading server's command line (once), then the grade
-        passed = template("exercises.grade_passed", "de").split("{workloads}")[0].format(name=name)
-        assert any(line.startswith(passed) for line in shown.splitlines()), shown
-        assert "error" not in {o.output_type for o in cells[f"grade-{name}"].outputs}
-        assert english_lines(shown) == [], name
-    assert '"processesLeft": 0' in output_text(cells["stop-grading"])

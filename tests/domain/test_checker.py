@@ -304,7 +304,7 @@ def test_unknown_with_a_decision_elsewhere_is_just_a_failed_attempt() -> None:
 def test_http_code_and_status_must_agree() -> None:
     wrong = Decision("request-1", 1, 409, acc("request-1", 1))
     result = check_history([wrong], status(0))
-    assert not result.ok and result.problem == "request-1 was answered HTTP 409 but with status 'accepted'"
+    assert not result.ok and result.problem == "request-1 was answered HTTP 409 but with status \"accepted\""
 
 
 def test_problems_are_ordered_along_the_counter() -> None:

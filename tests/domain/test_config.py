@@ -20,6 +20,7 @@ from reservation_lab.domain.config import (
 )
 from reservation_lab.domain.runs import RunFolder, create_run_folder
 from reservation_lab.errors import LabError
+from reservation_lab.i18n import quoted
 from reservation_lab.paths import WORKER_DIR, WORKER_SRC
 from tests.support import raises_key
 
@@ -79,7 +80,7 @@ def test_check_run_name_accepts_lab_names(name: str) -> None:
 )
 def test_check_run_name_refuses_other_names(name: str) -> None:
     """Anything the lab did not generate is refused with a LabError naming the expected shape."""
-    with raises_key("errors.not_a_run_name", LabError, name=name):
+    with raises_key("errors.not_a_run_name", LabError, name=quoted(name)):
         check_run_name(name)
 
 

@@ -30,12 +30,12 @@ CATALOG = {key: {language: entries(language)[key] for language in LANGUAGES if k
 OTHERS = [language for language in LANGUAGES if language != "en"]
 
 # Words of the English texts that a German, Portuguese or Spanish text must not contain (as whole words, outside
-# field names such as `reserved=` and quoted field values such as 'accepted'). Not "serial" (Portuguese and Spanish
-# too) nor "burst" (the German course says "Burst").
+# field names such as `reserved=` and quoted field values such as "accepted"). Not "serial" (Portuguese and Spanish
+# too) nor "burst" (the German course says "Burst"). Quoted values are JSON ("accepted"), as i18n.quoted writes them.
 ENGLISH = re.compile(r"\b(accepted|rejected|seats?|counter|overbooking|lost|update|order|explains?|answers?|"
                      r"contradiction|undecided|capacity|more|both|saw|the|and|was|but|with|without|state)\b",
                      re.IGNORECASE)
-FIELDS = re.compile(r"\w+=\S+|'[^']*'")
+FIELDS = re.compile(r'\w+=\S+|"[^"]*"')
 
 
 def english_words(text: str) -> list[str]:

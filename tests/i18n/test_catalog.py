@@ -36,6 +36,13 @@ def test_every_key_in_every_language_with_the_same_placeholders(language: str) -
     assert all(other[key].strip() for key in other)
 
 
+@pytest.mark.parametrize("language", ["en", "de", "pt", "es"])
+def test_no_template_shows_a_python_repr(language: str) -> None:
+    """`{x!r}` would print Python's quotes ('x', None, True) inside a learner's sentence: values are passed through
+    i18n.quoted (JSON) or a yes/no message instead."""
+    assert [key for key, text in entries(language).items() if "!r}" in text or "!s}" in text] == []
+
+
 def test_plural_forms_come_in_pairs() -> None:
     for language in COURSE_LANGUAGES:
         keys = set(entries(language))

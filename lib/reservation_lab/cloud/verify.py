@@ -113,7 +113,7 @@ def check_namespace(api: CloudflareAPI, script: str) -> Message:
     if not ours:
         raise CheckFailed(plural("verify.namespace_missing", len(namespaces), class_name=CLASS_NAME))
     if ours[0].get("use_sqlite") is not True:
-        raise CheckFailed("verify.namespace_not_sql", class_name=CLASS_NAME, value=ours[0].get("use_sqlite"))
+        raise CheckFailed("verify.namespace_not_sql", class_name=CLASS_NAME, value=quoted(ours[0].get("use_sqlite")))
     bound = [b.get("namespace_id") for b in api.script_settings(script).get("bindings") or []
              if isinstance(b, dict) and b.get("name") == BINDING]
     if bound and bound != [ours[0].get("id")]:  # a missing binding is the binding check's problem
@@ -128,9 +128,9 @@ def check_cloud_launch(app_url: str, burst_size: int) -> Message:
         actual = durable_view(client.status(CLOUD_WORKSHOP))
     expected = expected_totals(burst_size)
     if actual != expected:
-        raise CheckFailed(plural("verify.totals_after_burst", burst_size, workshop=CLOUD_WORKSHOP, actual=actual,
-                                 expected=expected))
-    return Message("verify.totals_ok", {"workshop": CLOUD_WORKSHOP, "actual": actual})
+        raise CheckFailed(plural("verify.totals_after_burst", burst_size, workshop=CLOUD_WORKSHOP,
+                                 actual=quoted(actual), expected=quoted(expected)))
+    return Message("verify.totals_ok", {"workshop": CLOUD_WORKSHOP, "actual": quoted(actual)})
 
 
 def _burst(app_url: str, workshop: str, size: int) -> list[Decision]:
@@ -144,16 +144,16 @@ def check_fresh_burst(app_url: str, workshop: str, size: int = VERIFY_BURST) -> 
     with LabClient(app_url) as client:
         before = client.status(workshop)
         if durable_view(before) != expected_totals(0):
-            raise CheckFailed("verify.not_fresh", workshop=workshop, actual=durable_view(before))
+            raise CheckFailed("verify.not_fresh", workshop=workshop, actual=quoted(durable_view(before)))
         decisions = _burst(app_url, workshop, size)
         after = client.status(workshop)
     summary = check_burst(decisions, before, after)
     if summary != expected_summary(size):
-        raise CheckFailed("verify.summary", workshop=workshop, actual=summary.as_dict(),
-                          expected=expected_summary(size).as_dict())
+        raise CheckFailed("verify.summary", workshop=workshop, actual=quoted(summary.as_dict()),
+                          expected=quoted(expected_summary(size).as_dict()))
     if durable_view(after) != expected_totals(size):
-        raise CheckFailed("verify.totals", workshop=workshop, actual=durable_view(after),
-                          expected=expected_totals(size))
+        raise CheckFailed("verify.totals", workshop=workshop, actual=quoted(durable_view(after)),
+                          expected=quoted(expected_totals(size)))
     return plural("verify.burst_ok", size, **{"workshop": workshop, "accepted": summary.accepted,
                                        "rejected": summary.rejected})
 

@@ -29,6 +29,7 @@ from reservation_lab.course.session import current, start, start_server, wrangle
 from reservation_lab.domain.burst import send_burst
 from reservation_lab.domain.checker import check_history, explain
 from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.config import durable_object_config, read_config, worker_template
 from reservation_lab.domain.invariants import check_burst, check_equal, durable_view, expected_summary, totals_after
 from reservation_lab.race.demo import race_naive_and_atomic
 from reservation_lab.runtime.nodetests import run_node_tests
@@ -38,7 +39,7 @@ from reservation_lab.runtime.wrangler import dry_run
 __all__ = [
     # the run and its local runtime (steps 1-4)
     "start", "current", "wrangler_version", "pinned_wrangler_version", "run_node_tests",
-    "dry_run", "start_server", "LabClient", "send_burst",
+    "dry_run", "start_server", "LabClient", "send_burst", "read_config", "durable_object_config", "worker_template",
     # invariants and the serial-order checker
     "check_equal", "check_burst", "expected_summary", "durable_view", "totals_after", "check_history", "explain",
     # the race prelude

@@ -65,7 +65,8 @@ def show_decisions(decisions: Iterable[Decision]) -> None:
         print(message("friendly.replayed_burst"))
     for row in decision_table(decisions):
         retry = "  " + describe(plural("lines.attempts", row["attempts"])) if row["attempts"] > 1 else ""
-        print(f"{row['requestId']:<24} {row['http']}  {row['status']:<9} reserved={row['reserved']}{retry}")
+        status, reserved = row["status"] or "–", "–" if row["reserved"] is None else row["reserved"]
+        print(f"{row['requestId']:<24} {row['http'] or '–'}  {status:<9} reserved={reserved}{retry}")
 
 
 def decision_of(decisions: Iterable[Decision], request_id: str) -> Decision:
@@ -98,11 +99,13 @@ def plot_race(race: Race, language: str | None = None) -> None:
 
 
 def write_report(run: RunFolder, **data: Any) -> dict[str, Any]:
-    """Write report.json into the run folder (read by `./lab run` and `./lab grade`) and return it; it carries the
-    session's check ledger (`checks`) and whether the run was a grading run."""
-    report = {"run": run.name, **data, "grading": LEDGER.grading, "checks": LEDGER.entries}
-    (run.root / "report.json").write_text(json.dumps(report, indent=2) + "\n")
-    return report
+    """Write report.json into the run folder (read by `./lab run` and `./lab grade`): `data`, whether this was a
+    grading run, and the session's check ledger (`checks`: label, passed, expected, actual of every check).
+    Returns the report with the ledger counted (`checks`: passed and failed), which reads the same in every run."""
+    report = {"run": run.name, **data, "grading": LEDGER.grading}
+    (run.root / "report.json").write_text(json.dumps({**report, "checks": LEDGER.entries}, indent=2) + "\n")
+    passed = sum(entry["passed"] for entry in LEDGER.entries)
+    return {**report, "checks": {"passed": passed, "failed": len(LEDGER.entries) - passed}}
 
 
 def say(key: str, **values: Any) -> None:

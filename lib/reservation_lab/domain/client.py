@@ -10,6 +10,7 @@ import httpx
 
 from reservation_lab.domain.routes import HEALTH, reservations_path, status_path
 from reservation_lab.errors import LabError
+from reservation_lab.i18n import quoted
 from reservation_lab.runtime.http import OwnsHttpClient, client_options
 
 
@@ -59,7 +60,8 @@ class LabClient(OwnsHttpClient):
                     break
             time.sleep(self.retry_delay)
         if reply.status_code != 200:
-            raise LabError("errors.status_failed", workshop=workshop, code=reply.status_code, body=reply.body)
+            raise LabError("errors.status_failed", workshop=quoted(workshop), code=reply.status_code,
+                           body=quoted(reply.body))
         return reply.body
 
     def reserve(self, workshop: str, request_id: str, seats: int = 1) -> Reply:

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import json5
 
 from reservation_lab.errors import LabError
+from reservation_lab.i18n import quoted
 from reservation_lab.paths import WORKER_DIR, WORKER_SRC
 from reservation_lab.runtime.layout import RunLayout
 
@@ -65,7 +66,7 @@ def new_run_name() -> str:
 def check_run_name(name: str) -> str:
     """Return name if it is a name this lab generates, else refuse."""
     if not RUN_NAME.fullmatch(name):
-        raise LabError("errors.not_a_run_name", name=name, prefix=RUN_PREFIX)
+        raise LabError("errors.not_a_run_name", name=quoted(name), prefix=RUN_PREFIX)
     return name
 
 
@@ -97,6 +98,15 @@ def parse_jsonc(text: str, label: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise LabError("errors.config_not_object", label=label)
     return data
+
+
+def durable_object_config(config: dict[str, Any]) -> dict[str, Any]:
+    """What the lab needs from a wrangler config: the Durable Object binding's name and class, and the storage
+    that class is exported with (None where the config lacks it)."""
+    bindings = (config.get("durable_objects") or {}).get("bindings") or [{}]
+    binding = bindings[0] if isinstance(bindings[0], dict) else {}
+    export = (config.get("exports") or {}).get(binding.get("class_name")) or {}
+    return {"binding": binding.get("name"), "class": binding.get("class_name"), "storage": export.get("storage")}
 
 
 def read_config(path: Path) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 
 from reservation_lab.errors import DevServerError, PortBusyError
+from reservation_lab.i18n import Message, quoted
 from reservation_lab.runtime.commands import announce, relative_args, wrangler_words
 from reservation_lab.runtime.layout import RunLayout
 from reservation_lab.runtime.ports import (
@@ -106,8 +107,8 @@ class DevServer:
         self.stop()
         left, watchdog_ended = self.leftovers(), self.watchdog.poll() is not None
         if left["processesLeft"] or not left["portFree"] or not watchdog_ended:
-            raise DevServerError("errors.server_not_ended", port=self.port, left=self.processes() or "[]",
-                                 free=left["portFree"], watchdog=watchdog_ended)
+            raise DevServerError("errors.server_not_ended", port=self.port, left=quoted(self.processes()),
+                                 free=yes_no(left["portFree"]), watchdog=yes_no(watchdog_ended))
 
     def _release_watchdog(self) -> None:
         if self.watchdog.stdin is not None:
@@ -126,6 +127,11 @@ class DevServer:
 
 
 PORT_TRIES = 3  # fresh picks after "address already in use": another process took the picked port
+
+
+def yes_no(value: bool) -> Message:
+    """A yes/no in the learner's language (never Python's True/False in a sentence)."""
+    return Message("invariants.yes" if value else "invariants.no", {})
 
 
 class _AddressInUse(Exception):

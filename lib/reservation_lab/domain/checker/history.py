@@ -114,10 +114,10 @@ def _first_decisions(responses: Iterable[Response], prior_map: dict[str, Record]
             undecided.setdefault(rid, rec)
             continue
         if rec.http is not None and rec.http != HTTP_FOR[status]:
-            problems.add(ANSWERS, index, "http_mismatch", rid=rid, http=rec.http, status=status)
+            problems.add(ANSWERS, index, "http_mismatch", rid=rid, http=rec.http, status=quoted(status))
         if type(rec.reserved) is not int:
             problems.add(ANSWERS, index, "invalid_reserved", rid=rid, status=Message(f"checker.status_{status}", {}),
-                         reserved=rec.reserved)
+                         reserved=quoted(rec.reserved))
             continue
         if rec.capacity is not None and rec.capacity != capacity:
             problems.add(ANSWERS, index, "capacity_mismatch", rid=rid, answered=rec.capacity, capacity=capacity)
