@@ -79,11 +79,12 @@ def decision_of(decisions: Iterable[Decision], request_id: str) -> Decision:
 
 def show_race(race: Race, language: str | None = None) -> None:
     """The race in numbers: answers, confirmed seats and the durable counter, per Worker."""
-    print(f"{'':<40} {label('column_accepted', language):>10} {label('column_rejected', language):>10} "
+    width = max(len(label(key, language)) for key in ("naive", "atomic")) + 2
+    print(f"{'':<{width}} {label('column_accepted', language):>10} {label('column_rejected', language):>10} "
           f"{label('seats', language):>8} {label('column_reserved', language):>8}")
     for key, burst in (("naive", race.naive), ("atomic", race.atomic)):
         facts = burst.facts()
-        print(f"{label(key, language):<40} {facts['accepted']:>10} {facts['rejected']:>10} "
+        print(f"{label(key, language):<{width}} {facts['accepted']:>10} {facts['rejected']:>10} "
               f"{facts['acceptedSeats']:>8} {facts['durableReserved']:>8}")
 
 
