@@ -72,7 +72,7 @@ def client(dev_server: DevServer) -> Iterator[LabClient]:
 # notebooks, browser, papermill runs, benches: not part of the quick inner loop
 NOT_QUICK = ("tests/course/", "tests/authoring/", "tests/test_cli.py", "tests/test_bench_smoke.py", "notebooks/")
 GERMAN_RUN_RECORD = "german-run.json"
-# The longest files go to the two workers first, so neither waits alone at the end (pytest-xdist sends each file's
+# The longest files go to the workers first, so neither waits alone at the end (pytest-xdist sends each file's
 # tests to one worker: --dist loadfile --no-loadscope-reorder; nbval's cells of a notebook share one kernel).
 LONGEST_FIRST = ("tests/authoring/test_papermill_run.py", "notebooks/", "tests/course/test_browser.py",
                  "tests/course/test_binder.py", "tests/exercises/", "tests/drills/", "tests/course/",
