@@ -18,9 +18,8 @@ from reservation_lab.runtime.toolchain import find_toolchain
 
 WRONG = yaml.safe_load((Path(__file__).parent / "wrong_answers.yml").read_text())
 WRONG_ANSWERS = [(name, wrong) for name, answers in WRONG.items() for wrong in answers]
-SMALLEST = {  # the smallest failing workload of a stub, as hypothesis shrinks it (seed 1; init: see below)
+SMALLEST = {  # the smallest failing workload of a stub, as hypothesis shrinks it (seed 1; naive and init: see below)
     "guard": (Round((Request("new", 0, 1), Request("new", 0, 4))),),
-    "naive": (Round((Request("new", 0, 1), Request("new", 0, 1))),),
     "replay": (Round((Request("twins", 0, 1),)),),
 }
 
@@ -71,14 +70,20 @@ def test_the_reference_solution_passes(grader: Grader, name: str) -> None:
 
 @pytest.mark.parametrize("name", list(exercises()))
 def test_the_stub_fails_with_its_class_and_the_smallest_counterexample(grader: Grader, name: str) -> None:
-    """init's shrinking needs a restart in every step (about 25 s): here only its class; bench/bench_grade.py and
-    the committed notebooks show its smallest workload (one reservation, then a restart)."""
+    """guard and replay fail the same way whatever the timing: their smallest workload is exact. naive's lost update
+    needs two requests inside one 10-19 ms await, which a busy machine may not give every candidate, so its shrinking
+    can stop earlier (one run of the suite ended at three requests): one round in one workshop is asserted. init's
+    shrinking needs a restart in every step (about 25 s): only its class here; bench/bench_grade.py and the committed
+    notebooks show its smallest workload (one reservation, then a restart)."""
     shrink = name != "init"
     grade = grader.grade(exercise(name), exercise(name).stub(), seed=1, examples=30, budget=40, shrink=shrink)
     assert_failed(grade, exercise(name).breaks)
     assert grade.smallest is not None
-    if shrink:
-        assert grade.smallest.workload.rounds == SMALLEST[name]
+    rounds = grade.smallest.workload.rounds
+    if name in SMALLEST:
+        assert rounds == SMALLEST[name]
+    elif name == "naive":
+        assert len(rounds) == 1 and {request.workshop for request in rounds[0].requests} == {0}
 
 
 @pytest.mark.parametrize(("name", "wrong"), WRONG_ANSWERS)
