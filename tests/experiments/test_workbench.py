@@ -13,7 +13,8 @@ from reservation_lab.domain.edits import apply_edits
 from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError
 from reservation_lab.experiments.variants import run_experiment
-from reservation_lab.experiments.workbench import Workbench, write_atomically
+from reservation_lab.experiments.workbench import Workbench
+from reservation_lab.runtime.devserver import write_atomically
 from tests.support import raises_key
 
 

@@ -13,7 +13,7 @@ from reservation_lab.exercises import grader
 from reservation_lab.exercises.catalog import exercise
 from reservation_lab.exercises.grader import Grade, Grader
 from reservation_lab.exercises.judge import Sent
-from reservation_lab.i18n import message, number, plural
+from reservation_lab.i18n import current_language, message, number, plural
 
 HINTS = 3  # hints per exercise: [hints] <name>_1 … <name>_3 in every catalog
 
@@ -48,7 +48,7 @@ def show_grade(result: Grade) -> None:
               "restarts": plural("exercises.restarts", result.restarts)}
     if result.passed:
         print(message("exercises.grade_passed", name=result.exercise, seed=result.seed,
-                      seconds=number(result.seconds, _language()), **counts))
+                      seconds=number(result.seconds, current_language()), **counts))
         return
     failure = result.failure
     assert failure is not None
@@ -111,8 +111,3 @@ def stop_grading() -> dict[str, object]:
     if grader is None or grader.last_server is None:  # nothing was graded: no server ever ran
         return {"processesLeft": 0, "portFree": True}
     return grader.last_server.leftovers()
-
-
-def _language() -> str:
-    return current().language
-

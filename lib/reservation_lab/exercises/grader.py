@@ -25,7 +25,7 @@ from reservation_lab.exercises.catalog import Exercise
 from reservation_lab.exercises.judge import Failure, Trial, run_trial
 from reservation_lab.exercises.workloads import Request, Round, Workload, workloads
 from reservation_lab.i18n import Message
-from reservation_lab.runtime.devserver import RELOAD_LINE, DevServer
+from reservation_lab.runtime.devserver import DevServer
 
 RELOAD_MARK = "// restarted by the grader:"
 RELOAD_WAIT = 10.0  # seconds for wrangler dev's reload before the server is restarted instead
@@ -112,9 +112,7 @@ class Grader:
 
     def _write(self, source: str) -> None:
         assert self.folder is not None and self.server is not None
-        mark = self.server.log_size()
-        (self.folder.root / "src" / "index.js").write_text(source)
-        if not self.server.wait_for_log(RELOAD_LINE, since=mark, timeout=RELOAD_WAIT):
+        if not self.server.reload_with(self.folder.root / "src" / "index.js", source, RELOAD_WAIT):
             self.restart()
 
     def grade(self, exercise: Exercise, source: str, seed: int = 0, examples: int = EXAMPLES,

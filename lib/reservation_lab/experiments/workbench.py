@@ -7,24 +7,15 @@ server is restarted on the same state. The workbench lives in `<run>/experiments
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Mapping
-from pathlib import Path
 
 from reservation_lab.domain.config import write_wrangler_config
 from reservation_lab.domain.edits import apply_edits
 from reservation_lab.domain.runs import HeldServers, RunFolder, create_run_folder
-from reservation_lab.runtime.devserver import RELOAD_LINE, DevServer
+from reservation_lab.runtime.devserver import DevServer, write_atomically
 
 RELOAD_WAIT = 10.0  # seconds to wait for wrangler dev's own reload before restarting it on the same state
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to a temporary file beside `path`, then rename it over `path` (readers see old or new)."""
-    temporary = path.with_name(f".{path.name}.writing")
-    temporary.write_text(text)
-    os.replace(temporary, path)
 
 
 class Workbench:
@@ -60,12 +51,9 @@ class Workbench:
         if self.server is None:
             write_atomically(index, variant)
             self.server = self._serve("experiments.log")
-        elif index.read_text() != variant:
-            mark = self.server.log_size()
-            write_atomically(index, variant)
-            if not self.server.wait_for_log(RELOAD_LINE, since=mark, timeout=self.reload_wait):
-                self.restarts += 1
-                self.restart()
+        elif index.read_text() != variant and not self.server.reload_with(index, variant, self.reload_wait):
+            self.restarts += 1
+            self.restart()
         return self.server
 
     def restart(self) -> DevServer:

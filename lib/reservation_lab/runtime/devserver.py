@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import os
 import subprocess
 import sys
 import time
@@ -31,6 +32,13 @@ from reservation_lab.runtime.waiting import wait_until
 from reservation_lab.runtime.wrangler import wrangler_env
 
 _RUNNING: weakref.WeakSet[DevServer] = weakref.WeakSet()
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` to a temporary file beside `path`, then rename it over `path` (readers see old or new)."""
+    temporary = path.with_name(f".{path.name}.writing")
+    temporary.write_text(text)
+    os.replace(temporary, path)
 
 
 @dataclass(eq=False)
@@ -85,6 +93,14 @@ class DevServer:
             return text in strip_ansi(state["recent"])
 
         return wait_until(appeared, timeout, interval=interval)
+
+    def reload_with(self, path: Path, text: str, timeout: float) -> bool:
+        """Write `text` to the served source file `path` atomically (a build never sees half of it) and wait for
+        wrangler dev's own reload; False when none is logged within `timeout` (its file watcher can miss or lag a
+        change on a busy machine, and a source that does not build never reloads): the caller restarts instead."""
+        mark = self.log_size()
+        write_atomically(path, text)
+        return self.wait_for_log(RELOAD_LINE, since=mark, timeout=timeout)
 
     def stop(self) -> None:
         """TERM the whole group, wait until no process and no port is left, KILL as fallback."""
