@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import socket
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -30,8 +31,15 @@ def occupied() -> Iterator[list[socket.socket]]:
 
 
 def occupy(port: int, sockets: list[socket.socket]) -> int:
+    """Take `port`; if another process (a parallel test worker) took it first, it is just as taken."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind((LOOPBACK, port))
+    try:
+        sock.bind((LOOPBACK, port))
+    except OSError as error:
+        sock.close()
+        if error.errno != errno.EADDRINUSE:
+            raise
+        return port
     sock.listen()
     sockets.append(sock)
     return port
