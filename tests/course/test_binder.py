@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from reservation_lab.authoring.kernel import KERNEL_NAME
+from reservation_lab.authoring.socket_kernels import papermill_command
 from reservation_lab.paths import REPO_ROOT
 
 pytestmark = pytest.mark.slow
@@ -46,9 +47,9 @@ def test_postbuild_then_a_notebook_in_a_fresh_clone(tmp_path: Path) -> None:
     run = tmp_path / "run"
     executed = tmp_path / "executed.ipynb"
     result = subprocess.run(
-        [sys.executable, "-m", "papermill", str(clone / "notebooks" / "es" / "concurrent-reservations.ipynb"),
-         str(executed), "-k", KERNEL_NAME, "-p", "workdir", str(run), "-p", "experiments", "False",
-         "--cwd", str(elsewhere)],  # the experiments are proven by the other runs
+        papermill_command(str(clone / "notebooks" / "es" / "concurrent-reservations.ipynb"), str(executed),
+                          "-k", KERNEL_NAME, "-p", "workdir", str(run), "-p", "experiments", "False",
+                          "--cwd", str(elsewhere)),  # the experiments are proven by the other runs
         cwd=elsewhere, env={**env, "PYTHONPATH": str(clone / "lib")}, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     report = json.loads((run / "report.json").read_text())

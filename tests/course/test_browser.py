@@ -18,6 +18,7 @@ import secrets
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -121,14 +122,18 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     (settings / "@jupyterlab" / "terminal-extension" / "plugin.jupyterlab-settings").write_text(
         json.dumps({"screenReaderMode": True}))
     token = secrets.token_hex(24)
+    runtime = tempfile.mkdtemp(prefix="rl-jr-")
     port = free_port()
     # npm's registry on a closed loopback port: a terminal command that tried to download (or wrangler's own
     # update check) cannot leave the machine, so what works in the terminal test works offline.
     env = {**terminal_env(), MARK: token, "npm_config_registry": "http://127.0.0.1:9/",
            "JUPYTER_CONFIG_DIR": str(tmp / "config"),
-           "JUPYTER_DATA_DIR": str(tmp / "data"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime")}
+           "JUPYTER_DATA_DIR": str(tmp / "data"), "JUPYTER_RUNTIME_DIR": runtime}
     log_path = tmp / "jupyter.log"
+    # Kernels on socket files in the runtime folder (a short path: a socket's path has at most 107 bytes), not on
+    # TCP ports another worker's dev server can take before the kernel binds them (authoring/socket_kernels.py).
     argv = jupyter_argv(["--port", str(port), f"--IdentityProvider.token={token}", "--ServerApp.port_retries=0",
+                         "--ServerKernelManager.transport=ipc",
                          f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={tmp / 'workspaces'}"],
                         root_dir=root_dir)
     with log_path.open("wb") as log:
@@ -148,6 +153,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         yield running
     finally:
         running.stop()
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

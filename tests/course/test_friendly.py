@@ -12,6 +12,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from reservation_lab.authoring import builder
+from reservation_lab.authoring.papermill_engine import papermill_engine
+from reservation_lab.authoring.socket_kernels import AsyncSocketFileKernelManager
 from reservation_lab.course.friendly import friendly_traceback, lab_names
 from reservation_lab.errors import DevServerError, InvariantError, LabError, PortBusyError, ToolchainError
 from reservation_lab.i18n import message
@@ -31,6 +33,7 @@ def notebook(*sources: str) -> nbformat.NotebookNode:
 
 def execute(nb: nbformat.NotebookNode, cwd: Path, allow_errors: bool = True, timeout: int = 120) -> None:
     NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=allow_errors,
+                   kernel_manager_class=AsyncSocketFileKernelManager,
                    resources={"metadata": {"path": str(cwd)}}).execute()
 
 
@@ -95,7 +98,7 @@ def test_a_lab_error_still_fails_nbclient_and_papermill(tmp_path: Path) -> None:
     nbformat.write(source, path)
     with pytest.raises(papermill.PapermillExecutionError) as raised:
         papermill.execute_notebook(str(path), str(tmp_path / "out.ipynb"), kernel_name="python3",
-                                   progress_bar=False, cwd=str(tmp_path))
+                                   engine_name=papermill_engine(), progress_bar=False, cwd=str(tmp_path))
     assert raised.value.ename == "PortBusyError"
     assert "Port 8787 on 127.0.0.1 is already in use" in raised.value.evalue
     executed = [cell for cell in nbformat.read(tmp_path / "out.ipynb", as_version=4).cells

@@ -17,6 +17,7 @@ import pytest
 from nbclient import NotebookClient
 
 from reservation_lab.authoring import builder
+from reservation_lab.authoring.socket_kernels import AsyncSocketFileKernelManager
 from reservation_lab.i18n import message, quoted
 from tests.support import ANSI, english_lines, output_text
 
@@ -71,6 +72,7 @@ def test_every_error_a_learner_can_meet_reads_in_the_notebooks_language(language
         nb.cells = [nbformat.v4.new_code_cell(parameters), nbformat.v4.new_code_cell(cells["setup"].source)]
         nb.cells += [nbformat.v4.new_code_cell(source, id=name) for name, source in forced.items()]
         NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                       kernel_manager_class=AsyncSocketFileKernelManager,
                        resources={"metadata": {"path": str(tmp_path)}}).execute()
     finally:
         holder.close()

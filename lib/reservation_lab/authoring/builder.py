@@ -251,11 +251,14 @@ def execute(language: str, timeout: int = 600, notebook: Notebook = LAB) -> Path
     course, and store its scrubbed outputs (papermill's own metadata goes with the scrub)."""
     import papermill
 
+    from reservation_lab.authoring.papermill_engine import papermill_engine
+
     path = notebook_path(language, notebook)
     with tempfile.TemporaryDirectory() as tmp:
         executed = Path(tmp) / path.name
-        papermill.execute_notebook(str(path), str(executed), kernel_name=ensure_kernel(), cwd=str(path.parent),
-                                   progress_bar=False, log_output=False, execution_timeout=timeout)
+        papermill.execute_notebook(str(path), str(executed), kernel_name=ensure_kernel(),
+                                   engine_name=papermill_engine(), cwd=str(path.parent), progress_bar=False,
+                                   log_output=False, execution_timeout=timeout)
         nb = nbformat.read(executed, as_version=4)
     scrub_outputs(nb, [])
     nbformat.validate(nb)

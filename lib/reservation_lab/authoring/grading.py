@@ -15,7 +15,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ import nbformat
 
 from reservation_lab.authoring.builder import CHECK_TAG, EXERCISES, LAB, Notebook, notebook_path
 from reservation_lab.authoring.kernel import ensure_kernel
+from reservation_lab.authoring.socket_kernels import papermill_command
 from reservation_lab.domain.ledger import LEDGER_FILE
 from reservation_lab.errors import LabError
 
@@ -75,8 +75,8 @@ def grade_one(path: Path, out: Path, language: str, parameters: dict[str, Any], 
     params = {"language": language, "grading": True, "workdir": str(root / "run"), **parameters}
     if kind is LAB:
         params.update(cloud=False, pause_before_cleanup=False)
-    command = [sys.executable, "-m", "papermill", str(path), str(root / path.name), "-k", ensure_kernel(),
-               "--cwd", str(notebook_path(language, kind).parent), "--no-progress-bar"]
+    command = papermill_command(str(path), str(root / path.name), "-k", ensure_kernel(),
+                                "--cwd", str(notebook_path(language, kind).parent), "--no-progress-bar")
     for name, value in params.items():
         command += ["-y", f"{name}: {json.dumps(value)}"]
     try:

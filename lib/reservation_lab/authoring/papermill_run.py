@@ -56,6 +56,8 @@ def run_course(
         raise LabError("errors.unknown_parameters", unknown=", ".join(unknown), known=", ".join(DEFAULTS))
     import papermill
 
+    from reservation_lab.authoring.papermill_engine import papermill_engine
+
     if log_output:  # papermill streams each cell's output through its logger
         logging.basicConfig(level=logging.WARNING, format="%(message)s")
         papermill_log = logging.getLogger("papermill")
@@ -74,7 +76,8 @@ def run_course(
     try:
         papermill.execute_notebook(
             str(source), str(output), parameters=parameters, kernel_name=ensure_kernel(),
-            log_output=log_output, progress_bar=False, cwd=str(notebook_path(language).parent),
+            engine_name=papermill_engine(), log_output=log_output, progress_bar=False,
+            cwd=str(notebook_path(language).parent),
         )
     except papermill.PapermillExecutionError as exc:
         raise LabError("errors.notebook_stopped", cell=exc.exec_count, ename=exc.ename, evalue=exc.evalue,
