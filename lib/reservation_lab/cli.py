@@ -3,6 +3,8 @@
     run       execute a course notebook with papermill (local default) and print the invariant summary
     local     the same, never touching the cloud (steps 5-7 print that they were skipped)
     build     regenerate the notebooks from notebooks/source (build | check | execute [LANG ...])
+    grade     a teacher's run: every learner notebook in a folder, a table learner x check
+    nbgrader  write the exercises as an nbgrader course (a teacher's JupyterHub)
     verify    independent check of a cloud run: deployed (steps 5-6) or deleted (step 7)
     cleanup   delete exactly what a cloud run deployed, after any failure, and prove it (verify deleted)
     drill     crash, load and bad-input drills against a local wrangler dev
@@ -142,6 +144,26 @@ def _add_grade(sub: argparse._SubParsersAction) -> None:
     grade.set_defaults(func=_grade)
 
 
+def _nbgrader(args: argparse.Namespace) -> int:
+    import yaml
+
+    from reservation_lab.authoring.nbgrader_course import describe, write_course
+
+    folder = Path(args.folder).resolve()
+    write_course(folder, args.language, {name: yaml.safe_load(value) for name, value in args.parameter})
+    print(describe(folder))
+    return 0
+
+
+def _add_nbgrader(sub: argparse._SubParsersAction) -> None:
+    course = sub.add_parser("nbgrader", help="write the exercises as an nbgrader course (a teacher's JupyterHub)")
+    course.add_argument("folder", help="the course folder: nbgrader_config.py and source/reservations/ go there")
+    course.add_argument("--language", default="de", choices=("de", "pt", "es"))
+    course.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                        help="a parameter of the graded notebook (YAML value), e.g. -p workloads 10")
+    course.set_defaults(func=_nbgrader)
+
+
 def _add_drills(sub: argparse._SubParsersAction) -> None:
     from reservation_lab.drills import bad_input, crash, load
 
@@ -182,6 +204,7 @@ def parser() -> argparse.ArgumentParser:
     clean.set_defaults(func=_cleanup)
     _add_drills(sub)
     _add_grade(sub)
+    _add_nbgrader(sub)
     sub.add_parser("kernel", help="install the course's Jupyter kernel").set_defaults(func=_kernel)
     jupyter = sub.add_parser("jupyter", help="JupyterLab on notebooks/ (127.0.0.1; terminals can redo the lab)")
     jupyter.set_defaults(func=_jupyter)

@@ -1,10 +1,10 @@
 """No helper and no cell prints or raises a sentence that bypasses the catalog.
 
 Scanned: every module a notebook reaches (all of lib/reservation_lab except the command-line tools for course
-authors and CI: cli.py, drills/, the notebook builder, the lock tool and the catalog itself, whose reports and
-build errors are English by design) and every code cell of notebooks/source/cells.yml. A "sentence" is a
-string literal (or the literal parts of an f-string) with two words of letters in a row; what is printed or
-raised must come from `message(...)`, a `Message`, or a Localized error's key instead.
+authors and CI: cli.py, drills/, the notebook builder and its nbgrader course, the lock tool and the catalog itself,
+whose reports and build errors are English by design) and every code cell of notebooks/source/cells.yml.
+A "sentence" is a string literal (or the literal parts of an f-string) with two words of letters in a row; what is
+printed or raised must come from `message(...)`, a `Message`, or a Localized error's key instead.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from pathlib import Path
 from reservation_lab.authoring.builder import load_cells
 from reservation_lab.paths import PACKAGE_DIR
 
-AUTHOR_TOOLS = {"cli.py", "drills", "builder.py", "lockfile.py", "i18n", "__main__.py", "kernel.py", "jupyter.py"}
+AUTHOR_TOOLS = {"cli.py", "drills", "builder.py", "nbgrader_course.py", "lockfile.py", "i18n", "__main__.py",
+                "kernel.py", "jupyter.py"}
 SENTENCE = re.compile(r"[A-Za-zÀ-ÿ]{2,}[ ,;:]+[A-Za-zÀ-ÿ]{2,}")
 OUTPUT_CALLS = {"print", "write", "display", "add_note"}
 # Exceptions that are not the learner's to read: Python's own wording (a NameError the friendly handler

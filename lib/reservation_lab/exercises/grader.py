@@ -131,7 +131,7 @@ class Grader:
         except LabError as error:
             self.close()
             grade.refused = Failure("does_not_start", Message("exercises.class_does_not_start",
-                                                              {"reason": str(error).splitlines()[0]}), 0)
+                                                              {"reason": error.localized().splitlines()[0]}), 0)
             return grade
         restarts = self.restarts
         try:
