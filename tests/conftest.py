@@ -75,8 +75,8 @@ GERMAN_RUN_RECORD = "german-run.json"
 # The longest files go to the workers first, so neither waits alone at the end (pytest-xdist sends each file's
 # tests to one worker: --dist loadfile --no-loadscope-reorder; nbval's cells of a notebook share one kernel).
 LONGEST_FIRST = ("tests/authoring/test_papermill_run.py", "notebooks/", "tests/course/test_browser.py",
-                 "tests/course/test_binder.py", "tests/exercises/", "tests/drills/", "tests/course/",
-                 "tests/cloudflare_double/")
+                 "tests/course/test_binder.py", "tests/authoring/test_nbgrader_course.py", "tests/exercises/",
+                 "tests/drills/", "tests/course/", "tests/cloudflare_double/")
 
 
 def relative_path(item: pytest.Item) -> str:
