@@ -110,6 +110,14 @@ def english_lines(text: str) -> list[str]:
     return found
 
 
+def printed(cell: Any, stream: str = "stdout") -> str:
+    """What a cell printed to one stream, whole. A kernel may send one print() as several stream messages (it
+    flushes on a timer, and on a busy machine the timer can fire between "text" and "\\n"), so a test compares the
+    joined text, never one output."""
+    return "".join(output.text for output in cell.get("outputs", [])
+                   if output.output_type == "stream" and output.name == stream)
+
+
 def output_text(cell: Any) -> str:
     """Everything an executed cell shows as text (streams, error tracebacks, text/plain of non-figures)."""
     parts = []

@@ -1,15 +1,18 @@
 """The concurrent-reservations lab's helper package, in layers (lowest first; imports point down only):
 
-    errors, paths   what can go wrong (one sentence a learner can act on), where the repository's files are
-    i18n            sentences in the learner's language
-    runtime         toolchain, wrangler, dev server, ports, processes, waiting (knows nothing of reservations)
-    domain          the lab: constants, run folders and configs, client, bursts, invariants, checker
-    race, cloud     the race prelude (local only); steps 5-7 against Cloudflare
-    drills          crash, load and bad-input drills
-    course          the facade the notebook cells import (`from reservation_lab import course as lab`), builder
-    cli             the one command line (`python -m reservation_lab`, `./lab`)
+    i18n                        sentences in the learner's language (the lowest layer: imports nothing of ours)
+    errors, paths, lockfile     what can go wrong (one sentence a learner can act on), where the files are, the lock
+    runtime                     toolchain, wrangler, dev servers, ports, processes (knows nothing of reservations)
+    domain                      the lab: constants, run folders and configs, client, bursts, invariants, checker
+    race, cloud, cloudflare_double, experiments, exercises
+                                the race prelude; steps 5-7; the loopback stand-in for Cloudflare's API; the
+                                experiments' workbench; the exercises' grader
+    drills                      crash, load and bad-input drills
+    course                      the facade the notebook cells import (`from reservation_lab import course as lab`)
+    authoring                   authors' and teachers' tools: notebook builder, ./lab run, grade, nbgrader
+    cli, __main__               the one command line (`python -m reservation_lab`, `./lab`)
 
-tests/test_layers.py enforces the order.
+import-linter enforces the order (the `layers` contract in pyproject.toml, run by tests/test_layers.py).
 """
 
 import sys

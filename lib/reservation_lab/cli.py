@@ -5,6 +5,7 @@
     build     regenerate the notebooks from notebooks/source (build | check | execute [LANG ...])
     grade     a teacher's run: every learner notebook in a folder, a table learner x check
     nbgrader  write the exercises as an nbgrader course (a teacher's JupyterHub)
+    translations  the translated entries whose English original changed (--accept LANG [KEY ...]: revisited)
     verify    independent check of a cloud run: deployed (steps 5-6) or deleted (step 7)
     cleanup   delete exactly what a cloud run deployed, after any failure, and prove it (verify deleted)
     drill     crash, load and bad-input drills against a local wrangler dev
@@ -22,6 +23,7 @@ import sys
 from pathlib import Path
 
 from reservation_lab.errors import InvariantError, LabError
+from reservation_lab.i18n import COURSE_LANGUAGES
 
 SUMMARY_KEYS = ("summary", "status_after_burst", "status_after_restart", "replayed", "final_status")
 
@@ -135,7 +137,7 @@ def _grade(args: argparse.Namespace) -> int:
 def _add_grade(sub: argparse._SubParsersAction) -> None:
     grade = sub.add_parser("grade", help="a teacher's run: every learner notebook in a folder, a table learner x check")
     grade.add_argument("submissions", help="a folder of learner notebooks (*.ipynb; the file name names the learner)")
-    grade.add_argument("--language", default="de", choices=("de", "pt", "es"))
+    grade.add_argument("--language", default="de", choices=COURSE_LANGUAGES)
     grade.add_argument("--out", help="where the runs, grades.csv and grades.json go (default: SUBMISSIONS/graded)")
     grade.add_argument("--jobs", type=int, help="notebooks run at the same time (default: half the cores)")
     grade.add_argument("--timeout", type=float, default=900, help="seconds one notebook may run (then: hung)")
@@ -158,10 +160,31 @@ def _nbgrader(args: argparse.Namespace) -> int:
 def _add_nbgrader(sub: argparse._SubParsersAction) -> None:
     course = sub.add_parser("nbgrader", help="write the exercises as an nbgrader course (a teacher's JupyterHub)")
     course.add_argument("folder", help="the course folder: nbgrader_config.py and source/reservations/ go there")
-    course.add_argument("--language", default="de", choices=("de", "pt", "es"))
+    course.add_argument("--language", default="de", choices=COURSE_LANGUAGES)
     course.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                         help="a parameter of the graded notebook (YAML value), e.g. -p workloads 10")
     course.set_defaults(func=_nbgrader)
+
+
+def _translations(args: argparse.Namespace) -> int:
+    from reservation_lab.authoring.translations import accept, stale, translated_languages
+
+    if args.accept:
+        for key in accept(args.accept, args.keys or None):
+            print(f"{args.accept} {key}: fingerprint recorded")
+        return 0
+    found = [entry for language in translated_languages() for entry in stale(language)]
+    for entry in found:
+        print(entry)
+    print(f"{len(found)} stale" if found else "every translation is current")
+    return 1 if found else 0
+
+
+def _add_translations(sub: argparse._SubParsersAction) -> None:
+    tr = sub.add_parser("translations", help="the translated entries whose English original changed (TRANSLATING.md)")
+    tr.add_argument("--accept", metavar="LANG", help="record the current English fingerprints for LANG's KEYs")
+    tr.add_argument("keys", nargs="*", help="with --accept: section.key or lab:name / exercises:name (default: all)")
+    tr.set_defaults(func=_translations)
 
 
 def _add_drills(sub: argparse._SubParsersAction) -> None:
@@ -205,6 +228,7 @@ def parser() -> argparse.ArgumentParser:
     _add_drills(sub)
     _add_grade(sub)
     _add_nbgrader(sub)
+    _add_translations(sub)
     sub.add_parser("kernel", help="install the course's Jupyter kernel").set_defaults(func=_kernel)
     jupyter = sub.add_parser("jupyter", help="JupyterLab on notebooks/ (127.0.0.1; terminals can redo the lab)")
     jupyter.set_defaults(func=_jupyter)

@@ -11,10 +11,10 @@ from reservation_lab import course as lab
 from reservation_lab.course.exercises import HINTS, GradeFailed
 from reservation_lab.course.files import cell_text, write_lab_file
 from reservation_lab.exercises.catalog import exercise, exercises
-from reservation_lab.i18n import message
+from reservation_lab.i18n import COURSE_LANGUAGES, message
 from tests.support import english_lines, raises_key
 
-LANGUAGES = ("de", "pt", "es")
+LANGUAGES = COURSE_LANGUAGES
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -16,8 +16,8 @@ from reservation_lab.authoring.papermill_engine import papermill_engine
 from reservation_lab.authoring.socket_kernels import AsyncSocketFileKernelManager
 from reservation_lab.course.friendly import friendly_traceback, lab_names
 from reservation_lab.errors import DevServerError, InvariantError, LabError, PortBusyError, ToolchainError
-from reservation_lab.i18n import message
-from tests.support import ANSI
+from reservation_lab.i18n import COURSE_LANGUAGES, message
+from tests.support import ANSI, printed
 
 
 def plain(lines: list[str]) -> str:
@@ -44,7 +44,7 @@ def errors_of(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
 SETUP = "from reservation_lab import course as lab\nsession = lab.start({language!r}, {workdir!r})"
 
 
-@pytest.mark.parametrize("language", ["de", "pt", "es"])
+@pytest.mark.parametrize("language", COURSE_LANGUAGES)
 def test_lab_errors_show_one_sentence_in_the_notebooks_language_and_still_fail(language: str, tmp_path: Path) -> None:
     nb = notebook(
         SETUP.format(language=language, workdir=str(tmp_path / "run")),
@@ -59,7 +59,7 @@ def test_lab_errors_show_one_sentence_in_the_notebooks_language_and_still_fail(l
     execute(nb, tmp_path)
     setup, lab_error, name_error, invariant, other_name, last = nb.cells
     assert errors_of(setup) == []
-    assert last.outputs[0].text == "still running\n"
+    assert printed(last) == "still running\n"
 
     dev_server = message("errors.server_no_health", language, seconds=60, log="logs/dev.log")
     not_equal = message("invariants.not_equal", language, label=message("checks.burst_summary", language),
@@ -78,7 +78,7 @@ def test_lab_errors_show_one_sentence_in_the_notebooks_language_and_still_fail(l
         expected = [message(headline, language, name="server")] + ([detail] if detail else [])
         assert shown.splitlines() == expected
         assert evalue not in shown  # the learner reads the message in the notebook's language only
-    assert lab_error.outputs[0].text == "before\n"
+    assert printed(lab_error) == "before\n"
 
     [error] = errors_of(other_name)  # a learner's own NameError keeps IPython's full traceback
     assert error.ename == "NameError" and "Traceback" in plain(error.traceback)
@@ -176,5 +176,5 @@ def test_waiting_shows_one_progress_line_and_a_rerun_setup_cell_stops_what_the_s
     shown = [output for output in nb.cells[1].outputs if output.output_type == "display_data"]
     assert len(shown) == 1, nb.cells[1].outputs  # one line, updated in place while waiting
     assert re.fullmatch(r"wrangler dev pronto após \d+,\d s", shown[0].data["text/plain"])
-    assert nb.cells[2].outputs[-1].text.splitlines()[-1] == "True True True True True True True"  # after any
+    assert printed(nb.cells[2]).splitlines()[-1] == "True True True True True True True"  # after any
     # earlier-run lines the setup cell prints for this checkout's .runs

@@ -18,7 +18,7 @@ from nbclient import NotebookClient
 
 from reservation_lab.authoring import builder
 from reservation_lab.authoring.socket_kernels import AsyncSocketFileKernelManager
-from reservation_lab.i18n import message, quoted
+from reservation_lab.i18n import COURSE_LANGUAGES, message, quoted
 from tests.support import ANSI, english_lines, output_text
 
 
@@ -32,7 +32,7 @@ def test_the_detector_finds_english_and_lets_commands_and_data_pass() -> None:
     assert not english_lines("[.] $ npx wrangler deploy --dry-run\nYour Worker has access to the following bindings:")
 
 
-@pytest.mark.parametrize("language", ["de", "pt", "es"])
+@pytest.mark.parametrize("language", COURSE_LANGUAGES)
 def test_the_executed_notebook_has_no_english_line(language: str) -> None:
     nb = nbformat.read(builder.notebook_path(language), as_version=4)
     found = {cell.id: lines for cell in nb.cells if cell.cell_type == "code" and (lines := english_lines(
@@ -47,7 +47,7 @@ def busy_port() -> socket.socket:
     return sock
 
 
-@pytest.mark.parametrize("language", ["de", "pt", "es"])
+@pytest.mark.parametrize("language", COURSE_LANGUAGES)
 def test_every_error_a_learner_can_meet_reads_in_the_notebooks_language(language: str, tmp_path: Path) -> None:
     cells = {cell.id: cell for cell in nbformat.read(builder.notebook_path(language), as_version=4).cells}
     holder = busy_port()

@@ -222,8 +222,8 @@ def test_durable_reserved_below_the_chain_is_a_lost_write() -> None:
         (status(3, 2), "the durable status says reserved=3, but the answers only account for reserved=2: "
                        "1 seat was taken without an accepted answer"),
         (status(2, 2, seats=3), "the durable status says reserved=2 but acceptedSeats=3"),
-        (status(2, 3), "2 accepted answers but acceptedRequests grew by 3"),
-        (status(2, 2, 1), "0 rejected answers but rejectedRequests grew by 1"),
+        (status(2, 3), "2 requestIds accepted but acceptedRequests grew by 3"),
+        (status(2, 2, 1), "0 requestIds rejected but rejectedRequests grew by 1"),
         (status(2, 2, capacity=5), "the durable status says capacity=5, but it was 4 before"),
     ],
 )

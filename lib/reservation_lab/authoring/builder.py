@@ -24,6 +24,7 @@ import nbformat
 import yaml
 
 from reservation_lab.authoring.kernel import DISPLAY_NAME, KERNEL_NAME, ensure_kernel
+from reservation_lab.authoring.translations import MARKER  # `<!-- key -->`, or `<!-- key @<about's hash> -->`
 from reservation_lab.course.files import MAGIC, cell_text
 from reservation_lab.course.friendly import CELL_NAMES
 from reservation_lab.course.parameters import DEFAULTS, EXERCISE_DEFAULTS, parameters_source
@@ -33,7 +34,6 @@ from reservation_lab.runtime.redact import redact
 SOURCE_DIR = NOTEBOOKS_DIR / "source"
 NOTEBOOK_NAME = "concurrent-reservations.ipynb"
 CHECK_TAG = "nbval-check-output"
-MARKER = re.compile(r"^<!-- ([a-z0-9-]+) -->$")
 TERMINAL = re.compile(r"^<!-- terminal: ([a-z0-9-]+) -->$", re.MULTILINE)  # a block of notebooks/source/terminal/
 KERNELSPEC = {"name": KERNEL_NAME, "display_name": DISPLAY_NAME, "language": "python"}
 
@@ -95,7 +95,7 @@ def load_prose(path: Path) -> Prose:
         if match:
             if key is not None:
                 cells[key] = "\n".join(lines).strip()
-            key = match.group(1)
+            key = match["key"]
             if key in cells:
                 raise ValueError(f"{path}: prose key {key!r} appears twice")
             lines = []

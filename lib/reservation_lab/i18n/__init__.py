@@ -6,6 +6,7 @@ layer: it imports nothing of the package, so every other layer may use it.
 """
 
 from reservation_lab.i18n.catalog import (
+    COURSE_LANGUAGES,
     REFERENCE,
     Message,
     current_language,
@@ -18,5 +19,5 @@ from reservation_lab.i18n.catalog import (
     set_language,
 )
 
-__all__ = ["REFERENCE", "Message", "current_language", "describe", "languages", "message", "number", "plural",
-           "quoted", "set_language"]
+__all__ = ["COURSE_LANGUAGES", "REFERENCE", "Message", "current_language", "describe", "languages", "message",
+           "number", "plural", "quoted", "set_language"]

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 CATALOG_DIR = Path(__file__).with_name("catalogs")
 EXTRA_DIRS = "RESERVATION_LAB_CATALOGS"  # os.pathsep-separated folders with more <language>.toml files
 REFERENCE = "en"  # the language of logs, scripts, tests and str(error)
+COURSE_LANGUAGES = ("de", "pt", "es")  # the notebooks' languages: a new one is added here (TRANSLATING.md)
 
 
 class Message(NamedTuple):

@@ -1,0 +1,42 @@
+"""The GitHub Actions workflow: actionlint finds nothing, and it runs the README's test command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from reservation_lab.paths import REPO_ROOT
+
+WORKFLOWS = sorted((REPO_ROOT / ".github" / "workflows").glob("*.yml"))
+BIN = Path(sys.executable).parent  # actionlint and the shellcheck it runs over `run:` scripts
+
+
+def actionlint(*paths: Path) -> subprocess.CompletedProcess[str]:
+    path = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
+    return subprocess.run([str(BIN / "actionlint"), "-no-color", *map(str, paths)], capture_output=True, text=True,
+                          timeout=120, cwd=REPO_ROOT, env={**os.environ, "PATH": path})
+
+
+def test_actionlint_finds_nothing() -> None:
+    assert WORKFLOWS, "no workflow in .github/workflows"
+    result = actionlint(*WORKFLOWS)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_catches_a_broken_workflow(tmp_path: Path) -> None:
+    broken = tmp_path / ".github" / "workflows" / "test.yml"
+    broken.parent.mkdir(parents=True)
+    broken.write_text(WORKFLOWS[0].read_text().replace("runs-on:", "run-on:"))
+    result = actionlint(broken)
+    assert result.returncode == 1 and "run-on" in result.stdout, result.stdout + result.stderr
+
+
+def test_the_workflow_runs_the_readme_test_command() -> None:
+    readme_command = next(line.split("#")[0].strip() for line in (REPO_ROOT / "README.md").read_text().splitlines()
+                          if line.startswith("./lab test"))
+    steps = yaml.safe_load(WORKFLOWS[0].read_text())["jobs"]["test"]["steps"]
+    assert [step["run"] for step in steps if step.get("name") == readme_command] == [readme_command]
