@@ -70,7 +70,11 @@ def client(dev_server: DevServer) -> Iterator[LabClient]:
 
 
 # notebooks, browser, papermill runs, benches: not part of the quick inner loop
-NOT_QUICK = ("tests/course/", "tests/authoring/", "tests/test_cli.py", "tests/test_bench_smoke.py", "notebooks/")
+# Not in the inner loop (`-m quick`): notebooks, browser and papermill runs, the benches, and the whole-flow runs of
+# the drills and of steps 5-7 against the double (each starts several dev servers; they stay in `./lab test`).
+NOT_QUICK = ("tests/course/", "tests/authoring/", "tests/test_cli.py", "tests/test_bench_smoke.py", "notebooks/",
+             "tests/drills/", "tests/cloudflare_double/test_lab_on_the_double.py",
+             "tests/cloudflare_double/test_cleanup.py")
 GERMAN_RUN_RECORD = "german-run.json"
 # The longest files go to the workers first, so neither waits alone at the end (pytest-xdist sends each file's
 # tests to one worker: --dist loadfile --no-loadscope-reorder; nbval's cells of a notebook share one kernel).
