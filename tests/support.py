@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -108,6 +110,22 @@ def english_lines(text: str) -> list[str]:
         if ENGLISH.search(NOT_PROSE.sub(" ", line)):
             found.append(line)
     return found
+
+
+def execute_cells(nb: Any, cwd: Path, allow_errors: bool = True, timeout: int = 120) -> None:
+    """Run a notebook in place with nbclient, the kernel on socket files like every unattended run of the course."""
+    from nbclient import NotebookClient
+
+    from reservation_lab.authoring.socket_kernels import AsyncSocketFileKernelManager
+
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=allow_errors,
+                   kernel_manager_class=AsyncSocketFileKernelManager,
+                   resources={"metadata": {"path": str(cwd)}}).execute()
+
+
+def with_environment_bin() -> dict[str, str]:
+    """os.environ with this environment's bin first on PATH, as when it is activated (tools that call others)."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
 def printed(cell: Any, stream: str = "stdout") -> str:

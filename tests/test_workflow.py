@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,15 +9,15 @@ from pathlib import Path
 import yaml
 
 from reservation_lab.paths import REPO_ROOT
+from tests.support import with_environment_bin
 
 WORKFLOWS = sorted((REPO_ROOT / ".github" / "workflows").glob("*.yml"))
 BIN = Path(sys.executable).parent  # actionlint and the shellcheck it runs over `run:` scripts
 
 
 def actionlint(*paths: Path) -> subprocess.CompletedProcess[str]:
-    path = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
     return subprocess.run([str(BIN / "actionlint"), "-no-color", *map(str, paths)], capture_output=True, text=True,
-                          timeout=120, cwd=REPO_ROOT, env={**os.environ, "PATH": path})
+                          timeout=120, cwd=REPO_ROOT, env=with_environment_bin())
 
 
 def test_actionlint_finds_nothing() -> None:

@@ -3,7 +3,6 @@ one submission, offline (the submission's Workers run on a real wrangler dev, as
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from reservation_lab.authoring.kernel import ensure_kernel
 from reservation_lab.authoring.nbgrader_course import ASSIGNMENT, BEGIN, END, OPEN, teacher_source, write_course
 from reservation_lab.exercises.catalog import exercises
 from reservation_lab.i18n import message
+from tests.support import with_environment_bin
 
 NAMES = list(exercises())
 
@@ -29,7 +29,7 @@ def code_lines(text: str) -> list[str]:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_teacher_file_is_the_solution_with_the_learner_version_in_a_comment(name: str) -> None:
-    lines = teacher_source(name).split("\n")
+    lines = teacher_source(exercises()[name]).split("\n")
     opened = lines.index(next(line for line in lines if line.strip() == OPEN))
     closed = next(i for i, line in enumerate(lines) if i > opened and line.strip() == "*/")
     as_javascript = [line for line in lines[:opened] + lines[closed + 1:] if line.strip() not in (BEGIN, END)]
@@ -53,10 +53,9 @@ def test_the_command_line_writes_a_course_and_refuses_an_unknown_parameter(tmp_p
 
 
 def nbgrader(*args: str, cwd: Path) -> str:
-    # nbgrader runs `alembic` from PATH (its gradebook's migrations): the environment's bin first, as when activated.
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    # nbgrader runs `alembic` from PATH (its gradebook's migrations).
     run = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, capture_output=True, text=True,
-                         timeout=600, env={**os.environ, "PATH": path})
+                         timeout=600, env=with_environment_bin())
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "ERROR" not in run.stdout + run.stderr, run.stderr[-3000:]  # e.g. a config file it could not load
     return run.stdout + run.stderr

@@ -8,16 +8,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from reservation_lab.authoring import builder
 from reservation_lab.authoring.papermill_engine import papermill_engine
-from reservation_lab.authoring.socket_kernels import AsyncSocketFileKernelManager
 from reservation_lab.course.friendly import friendly_traceback, lab_names
 from reservation_lab.errors import DevServerError, InvariantError, LabError, PortBusyError, ToolchainError
 from reservation_lab.i18n import COURSE_LANGUAGES, message
-from tests.support import ANSI, printed
+from tests.support import ANSI, execute_cells, printed
 
 
 def plain(lines: list[str]) -> str:
@@ -32,9 +30,7 @@ def notebook(*sources: str) -> nbformat.NotebookNode:
 
 
 def execute(nb: nbformat.NotebookNode, cwd: Path, allow_errors: bool = True, timeout: int = 120) -> None:
-    NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=allow_errors,
-                   kernel_manager_class=AsyncSocketFileKernelManager,
-                   resources={"metadata": {"path": str(cwd)}}).execute()
+    execute_cells(nb, cwd, allow_errors, timeout)
 
 
 def errors_of(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:

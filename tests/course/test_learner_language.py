@@ -14,12 +14,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from reservation_lab.authoring import builder
-from reservation_lab.authoring.socket_kernels import AsyncSocketFileKernelManager
 from reservation_lab.i18n import COURSE_LANGUAGES, message, quoted
-from tests.support import ANSI, english_lines, output_text
+from tests.support import ANSI, english_lines, execute_cells, output_text
 
 
 def test_the_detector_finds_english_and_lets_commands_and_data_pass() -> None:
@@ -71,9 +69,7 @@ def test_every_error_a_learner_can_meet_reads_in_the_notebooks_language(language
         nb.metadata = {"kernelspec": dict(builder.KERNELSPEC)}
         nb.cells = [nbformat.v4.new_code_cell(parameters), nbformat.v4.new_code_cell(cells["setup"].source)]
         nb.cells += [nbformat.v4.new_code_cell(source, id=name) for name, source in forced.items()]
-        NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
-                       kernel_manager_class=AsyncSocketFileKernelManager,
-                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+        execute_cells(nb, tmp_path)
     finally:
         holder.close()
     executed = {cell.id: cell for cell in nb.cells}

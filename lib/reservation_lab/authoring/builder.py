@@ -23,7 +23,7 @@ from typing import Any
 import nbformat
 import yaml
 
-from reservation_lab.authoring.kernel import DISPLAY_NAME, KERNEL_NAME, ensure_kernel
+from reservation_lab.authoring.kernel import DISPLAY_NAME, KERNEL_NAME
 from reservation_lab.authoring.translations import MARKER  # `<!-- key -->`, or `<!-- key @<about's hash> -->`
 from reservation_lab.course.files import MAGIC, cell_text
 from reservation_lab.course.friendly import CELL_NAMES
@@ -249,16 +249,12 @@ def scrub_outputs(nb, workdirs: list[Path]) -> None:
 def execute(language: str, timeout: int = 600, notebook: Notebook = LAB) -> Path:
     """Run one notebook top to bottom for real (local mode) through papermill, like every other execution of the
     course, and store its scrubbed outputs (papermill's own metadata goes with the scrub)."""
-    import papermill
-
-    from reservation_lab.authoring.papermill_engine import papermill_engine
+    from reservation_lab.authoring.papermill_engine import execute as run_notebook
 
     path = notebook_path(language, notebook)
     with tempfile.TemporaryDirectory() as tmp:
         executed = Path(tmp) / path.name
-        papermill.execute_notebook(str(path), str(executed), kernel_name=ensure_kernel(),
-                                   engine_name=papermill_engine(), cwd=str(path.parent), progress_bar=False,
-                                   log_output=False, execution_timeout=timeout)
+        run_notebook(path, executed, path.parent, log_output=False, execution_timeout=timeout)
         nb = nbformat.read(executed, as_version=4)
     scrub_outputs(nb, [])
     nbformat.validate(nb)

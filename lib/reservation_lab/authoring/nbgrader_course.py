@@ -28,7 +28,7 @@ from reservation_lab.authoring.socket_kernels import AsyncSocketFileKernelManage
 from reservation_lab.course.files import MAGIC
 from reservation_lab.course.parameters import EXERCISE_DEFAULTS, parameters_source
 from reservation_lab.errors import LabError
-from reservation_lab.exercises.catalog import exercises
+from reservation_lab.exercises.catalog import Exercise, exercises
 
 ASSIGNMENT = "reservations"
 POINTS = 1  # per exercise
@@ -54,10 +54,10 @@ def marked_lines(name: str, lines: list[str]) -> tuple[int, int]:
     return start[0], end[0]
 
 
-def teacher_source(name: str) -> str:
+def teacher_source(exercise: Exercise) -> str:
     """The exercise's file for the teacher: the stub, its marked place holding the solution and, commented out,
     the stub's own lines (what nbgrader keeps for the learner)."""
-    exercise = exercises()[name]
+    name = exercise.name
     stub, solution = exercise.stub().split("\n"), exercise.solution().split("\n")
     start, end = marked_lines(name, stub)
     changes = [op for op in difflib.SequenceMatcher(a=stub, b=solution, autojunk=False).get_opcodes()
@@ -94,7 +94,7 @@ def teacher_notebook(language: str, parameters: dict[str, Any] | None = None) ->
     unknown = sorted(set(values) - set(EXERCISE_DEFAULTS))
     if unknown:
         raise LabError("errors.unknown_parameters", unknown=", ".join(unknown), known=", ".join(EXERCISE_DEFAULTS))
-    names = list(exercises())
+    catalog = exercises()
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -102,14 +102,14 @@ def teacher_notebook(language: str, parameters: dict[str, Any] | None = None) ->
         cell_id = cell.id
         if cell_id == "parameters":
             cell.source = parameters_source(language, values)
-        if cell_id.removeprefix("file-") in names and cell_id.startswith("file-"):
-            name = cell_id.removeprefix("file-")
+        kind, _, name = cell_id.partition("-")
+        if kind == "file" and name in catalog:
             first = cell.source.split("\n", 1)[0]
             if first != f"%%{MAGIC} exercises/{name}.js":
                 raise ValueError(f"cell {cell_id}: unexpected first line {first!r}")
-            cell.source = f"{first}\n{teacher_source(name)}"
+            cell.source = f"{first}\n{teacher_source(catalog[name])}"
             cell.metadata["nbgrader"] = _nbgrader(cell_id, solution=True)
-        elif cell_id.startswith("grade-") and cell_id.removeprefix("grade-") in names:
+        elif kind == "grade" and name in catalog:
             variable = cell_id.replace("-", "_")
             cell.source = f"{cell.source.rstrip()}\nassert {variable}.passed"
             cell.metadata["nbgrader"] = _nbgrader(cell_id, grade=True, locked=True, points=POINTS)

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from reservation_lab.authoring.builder import languages, notebook_path
-from reservation_lab.authoring.kernel import ensure_kernel
 from reservation_lab.course.parameters import DEFAULTS
 from reservation_lab.domain.config import new_run_name
 from reservation_lab.errors import LabError
@@ -56,7 +55,7 @@ def run_course(
         raise LabError("errors.unknown_parameters", unknown=", ".join(unknown), known=", ".join(DEFAULTS))
     import papermill
 
-    from reservation_lab.authoring.papermill_engine import papermill_engine
+    from reservation_lab.authoring.papermill_engine import execute
 
     if log_output:  # papermill streams each cell's output through its logger
         logging.basicConfig(level=logging.WARNING, format="%(message)s")
@@ -74,11 +73,7 @@ def run_course(
     source = Path(notebook) if notebook else notebook_path(language)
     parameters = {**DEFAULTS, "pause_before_cleanup": False, **overrides, "workdir": str(root), "language": language}
     try:
-        papermill.execute_notebook(
-            str(source), str(output), parameters=parameters, kernel_name=ensure_kernel(),
-            engine_name=papermill_engine(), log_output=log_output, progress_bar=False,
-            cwd=str(notebook_path(language).parent),
-        )
+        execute(source, output, notebook_path(language).parent, parameters=parameters, log_output=log_output)
     except papermill.PapermillExecutionError as exc:
         raise LabError("errors.notebook_stopped", cell=exc.exec_count, ename=exc.ename, evalue=exc.evalue,
                        notebook=output) from None
