@@ -91,9 +91,10 @@ ENGLISH = re.compile(r"\b(the|is|are|were|not|and|with|of|to|first|already|maybe
                      r"which|this|that|above|below|yet|defined|logged|your|stop|pick|named|sees|got|"
                      r"expected|answered|failed|passed|waiting|ready|after|restarted|wrote|lines|attempts?)\b",
                      re.IGNORECASE)
-# Not prose: a shown command line, code in backticks, quoted values, paths and URLs, JSON keys, JupyterLab's
-# own (English) menu path, and the lines the pinned wrangler itself prints after a shown wrangler command.
-NOT_PROSE = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\S*/\S*|https?://\S+|\w+=\S*|Run → [^)]*")
+# Not prose: a shown command line, code in backticks, quoted values and quoted words of a tool (straight or
+# typographic quotes: „…“ “…” «…»), paths and URLs, JSON keys, JupyterLab's own (English) menu path, and the lines
+# the pinned wrangler itself prints after a shown wrangler command.
+NOT_PROSE = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|„[^“]*“|“[^”]*”|«[^»]*»|\S*/\S*|https?://\S+|\w+=\S*|Run → [^)]*")
 COMMAND = re.compile(r"^(\(\w+\) )?\[[^\]]*\] \$ ")  # a shown command, with the rehearsal's mark if any
 
 
@@ -147,3 +148,17 @@ def output_text(cell: Any) -> str:
         elif "image/png" not in output.get("data", {}):  # a figure's text/plain is its repr, not a line shown
             parts.append(str(output.get("data", {}).get("text/plain", "")))
     return "\n".join(parts)
+
+
+# The browser tests' Chromium (Debian's package; `./lab test` installs it as root) and its flags, as the machine
+# notes prescribe: no sandbox as root, no GPU, and nothing that reaches out on its own.
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def skip_without_chromium() -> None:
+    """Skip the calling test, with the reason, when Chromium or Playwright is missing."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (`./lab test` does so when run as root)")
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")

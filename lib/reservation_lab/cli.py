@@ -5,6 +5,7 @@
     build     regenerate the notebooks from notebooks/source (build | check | execute [LANG ...])
     grade     a teacher's run: every learner notebook in a folder, a table learner x check
     nbgrader  write the exercises as an nbgrader course (a teacher's JupyterHub)
+    site      the course as a static website in every language (offline; build/site/ by default)
     translations  the translated entries whose English original changed (--accept LANG [KEY ...]: revisited)
     verify    independent check of a cloud run: deployed (steps 5-6) or deleted (step 7)
     cleanup   delete exactly what a cloud run deployed, after any failure, and prove it (verify deleted)
@@ -166,6 +167,28 @@ def _add_nbgrader(sub: argparse._SubParsersAction) -> None:
     course.set_defaults(func=_nbgrader)
 
 
+def _site(args: argparse.Namespace) -> int:
+    from reservation_lab.authoring.site import DEFAULT_OUTPUT, Launch, SiteError, build_site
+
+    try:
+        front = build_site(Path(args.output).resolve() if args.output else DEFAULT_OUTPUT,
+                           Launch(args.repository, args.branch, args.jupyterhub))
+    except SiteError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"website: {front}")
+    return 0
+
+
+def _add_site(sub: argparse._SubParsersAction) -> None:
+    site = sub.add_parser("site", help="the course as a static website in every language (offline)")
+    site.add_argument("--output", help="the website's folder, replaced (default: build/site)")
+    site.add_argument("--repository", help="https://github.com/OWNER/NAME: repository and Binder launch buttons")
+    site.add_argument("--branch", default="main", help="the branch Binder and JupyterHub open (default: main)")
+    site.add_argument("--jupyterhub", help="https:// address of a JupyterHub: a launch button through nbgitpuller")
+    site.set_defaults(func=_site)
+
+
 def _translations(args: argparse.Namespace) -> int:
     from reservation_lab.authoring.translations import accept, stale, translated_languages
 
@@ -229,6 +252,7 @@ def parser() -> argparse.ArgumentParser:
     _add_grade(sub)
     _add_nbgrader(sub)
     _add_translations(sub)
+    _add_site(sub)
     sub.add_parser("kernel", help="install the course's Jupyter kernel").set_defaults(func=_kernel)
     jupyter = sub.add_parser("jupyter", help="JupyterLab on notebooks/ (127.0.0.1; terminals can redo the lab)")
     jupyter.set_defaults(func=_jupyter)

@@ -35,19 +35,15 @@ from reservation_lab.runtime.ports import LOOPBACK, free_port
 from reservation_lab.runtime.processes import environment_of
 from reservation_lab.runtime.toolchain import pinned_wrangler_version
 from reservation_lab.runtime.waiting import wait_until
-from tests.support import lab_processes
+from tests.support import CHROMIUM, CHROMIUM_FLAGS, lab_processes, skip_without_chromium
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
 JUPYTER = REPO_ROOT / ".venv" / "bin" / "jupyter"
 ARTIFACTS = REPO_ROOT / ".artifacts" / "browser"
 LANGUAGES = ("de", "pt", "es")
 NOTEBOOK = "concurrent-reservations.ipynb"
 RUN_TIMEOUT = 240.0  # one notebook, Run All to report (about a minute here)
-# As the machine notes prescribe: no sandbox as root, no GPU, and nothing that reaches out on its own.
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 # Marks every process started under this JupyterLab (kernels inherit it, wrangler and workerd from them),
 # so the leak check counts our processes only, not those of another run in the same checkout.
 MARK = "RESERVATION_LAB_BROWSER_TEST"
@@ -104,9 +100,7 @@ def marked_lab_processes(token: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (`./lab test` does so when run as root)")
-    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    skip_without_chromium()
     if not JUPYTER.exists():
         pytest.skip(f"{JUPYTER} is missing: run ./lab setup")
     tmp = tmp_path_factory.mktemp("browser")

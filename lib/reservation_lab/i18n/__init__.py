@@ -11,6 +11,7 @@ from reservation_lab.i18n.catalog import (
     Message,
     current_language,
     describe,
+    language_name,
     languages,
     message,
     number,
@@ -19,5 +20,5 @@ from reservation_lab.i18n.catalog import (
     set_language,
 )
 
-__all__ = ["COURSE_LANGUAGES", "REFERENCE", "Message", "current_language", "describe", "languages", "message",
-           "number", "plural", "quoted", "set_language"]
+__all__ = ["COURSE_LANGUAGES", "REFERENCE", "Message", "current_language", "describe", "language_name", "languages",
+           "message", "number", "plural", "quoted", "set_language"]

@@ -62,6 +62,11 @@ def languages() -> list[str]:
     return sorted(found - {REFERENCE}) + [REFERENCE]
 
 
+def language_name(language: str) -> str:
+    """The language's own name for itself (its catalog's meta.name: "Deutsch"), or its code without a catalog."""
+    return ((catalog(language) or {}).get("meta") or {}).get("name", language)
+
+
 def entries(language: str) -> dict[str, str]:
     """Every `<section>.<name>` template of the language's catalog (meta excluded)."""
     data = catalog(language) or {}

@@ -1,0 +1,204 @@
+"""The course as a static website (`./lab site`): the committed notebooks rendered by Sphinx, MyST-NB and the
+Book theme, offline, in every course language.
+
+Each language is its own Sphinx build (its search index and stemmer, Sphinx's and the theme's words in that
+language) of a staged folder: the lab and exercises notebooks with their stored, nbval-checked outputs (nothing runs
+while the site is built), each text cell given a language-neutral anchor `cell-<page>-<cell id>` (the language
+switcher keeps the reader's place with it), and an index page written from the catalogs' [site] sentences.
+A front page links the languages. The configuration is website/conf.py (with authoring/site_sphinx.py).
+
+    python -m reservation_lab site [--output build/site] [--repository https://github.com/OWNER/NAME]
+                                   [--branch main] [--jupyterhub https://hub.example.edu]
+
+`--repository` adds the repository and Binder launch buttons (and `--jupyterhub` a JupyterHub one, through
+nbgitpuller); without it the pages have no launch buttons. Builds the languages in parallel, in well under a minute.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from reservation_lab.authoring.builder import NOTEBOOKS
+from reservation_lab.i18n import COURSE_LANGUAGES, REFERENCE, language_name, message
+from reservation_lab.i18n.catalog import entries
+from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
+
+WEBSITE_DIR = REPO_ROOT / "website"
+DEFAULT_OUTPUT = REPO_ROOT / "build" / "site"
+LAB_PAGE, EXERCISES_PAGE = (Path(notebook.file_name).stem for notebook in NOTEBOOKS)
+GITHUB = re.compile(r"^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")  # Binder's gh provider
+NOT_GETTEXT = {"theme.search_bar", "theme.search_found_one", "theme.search_found_other"}  # set another way
+BUILD_TIMEOUT = 300  # seconds for one language's Sphinx build (about 5 here)
+
+
+class SiteError(Exception):
+    """The website could not be built; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Launch:
+    """Where the launch buttons point: the repository on GitHub (Binder), its branch, optionally a JupyterHub."""
+
+    repository: str | None = None
+    branch: str = "main"
+    jupyterhub: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.repository and not GITHUB.match(self.repository):
+            raise SiteError(f"--repository must look like https://github.com/OWNER/NAME (Binder builds it from "
+                            f"GitHub), not {self.repository!r}")
+        if self.jupyterhub and not self.jupyterhub.startswith("https://"):
+            raise SiteError(f"--jupyterhub must be the hub's https:// address, not {self.jupyterhub!r}")
+        if self.jupyterhub and not self.repository:
+            raise SiteError("--jupyterhub needs --repository: the hub pulls the course from it (nbgitpuller)")
+
+
+def title(notebook: dict[str, Any]) -> str:
+    """The notebook's title: the first line of its first cell, without the `#`."""
+    return "".join(notebook["cells"][0]["source"]).splitlines()[0].lstrip("# ").strip()
+
+
+def read_notebook(language: str, page: str) -> dict[str, Any]:
+    path = NOTEBOOKS_DIR / language / f"{page}.ipynb"
+    if not path.exists():
+        raise SiteError(f"{path.relative_to(REPO_ROOT)} is missing: run `python -m reservation_lab build` first")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def anchored(notebook: dict[str, Any], page: str) -> dict[str, Any]:
+    """A copy whose text cells carry their language-neutral anchor (the cell id: the same cells in every language,
+    whatever headings a language gives them), its code highlighted by `lab-cell`."""
+    cells = []
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "markdown":
+            cell = {**cell, "source": f"(cell-{page}-{cell['id']})=\n{''.join(cell['source'])}"}
+        cells.append(cell)
+    language_info = {**notebook["metadata"].get("language_info", {}), "pygments_lexer": "lab-cell"}
+    return {**notebook, "cells": cells, "metadata": {**notebook["metadata"], "language_info": language_info}}
+
+
+def index_page(language: str, titles: dict[str, str], launch: Launch) -> str:
+    """The language's index page (MyST Markdown): what the course is, its two notebooks, how to run it."""
+    def say(key: str, **values: Any) -> str:
+        return message(f"site.{key}", language, **values)
+
+    clone = []
+    if launch.repository:
+        clone = [f"git clone {launch.repository}.git", f"cd {launch.repository.rsplit('/', 1)[1]}"]
+    commands = "\n".join([*clone, f"./lab run --language {language}", "./lab test", "./lab jupyter"])
+    online = ""
+    if launch.repository:
+        hub = f" {say('jupyterhub', url=launch.jupyterhub)}" if launch.jupyterhub else ""
+        online = f"## {say('online_heading')}\n\n{say('binder')}{hub}\n"
+    return f"""# {titles[LAB_PAGE]}
+
+{say('lead')}
+
+```{{toctree}}
+:hidden:
+
+{LAB_PAGE}
+{EXERCISES_PAGE}
+```
+
+- [{titles[LAB_PAGE]}]({LAB_PAGE}.ipynb): {say('lab')}
+- [{titles[EXERCISES_PAGE]}]({EXERCISES_PAGE}.ipynb): {say('exercises')}
+
+{say('outputs')}
+
+## {say('run_heading')}
+
+{say('run_local')}
+
+```bash
+{commands}
+```
+
+{say('needs')}
+
+{online}"""
+
+
+def theme_words(language: str) -> dict[str, str]:
+    """The theme's own words in `language`: its exact English text -> the catalog's [theme] translation."""
+    keys = [key for key in entries(REFERENCE) if key.startswith("theme.") and key not in NOT_GETTEXT]
+    return {message(key, REFERENCE): message(key, language) for key in keys}
+
+
+def stage(language: str, folder: Path, launch: Launch, languages: tuple[str, ...]) -> None:
+    """One language's Sphinx source: its anchored notebooks, the index page and site.json."""
+    folder.mkdir(parents=True)
+    titles = {}
+    for page in (LAB_PAGE, EXERCISES_PAGE):
+        notebook = read_notebook(language, page)
+        titles[page] = title(notebook)
+        (folder / f"{page}.ipynb").write_text(json.dumps(anchored(notebook, page), ensure_ascii=False),
+                                              encoding="utf-8")
+    (folder / "index.md").write_text(index_page(language, titles, launch), encoding="utf-8")
+    settings = {"title": titles[LAB_PAGE], "switcher": message("site.switcher", language),
+                "footer": message("site.licence", language), "search_bar": message("theme.search_bar", language),
+                "theme_words": theme_words(language),
+                "search_found": [message("theme.search_found_one", language),
+                                 message("theme.search_found_other", language, n="${resultCount}")],
+                "languages": [{"code": code, "name": language_name(code)} for code in languages],
+                "repository": launch.repository, "branch": launch.branch, "jupyterhub": launch.jupyterhub,
+                "path_to_docs": f"notebooks/{language}"}
+    (folder / "site.json").write_text(json.dumps(settings, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def sphinx_command(language: str, source: Path, output: Path, doctrees: Path) -> list[str]:
+    """One language's build: warnings are errors (a broken link or heading fails the site, not a reader)."""
+    return [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", "--keep-going", "-c", str(WEBSITE_DIR),
+            "-d", str(doctrees), "-D", f"language={language}", str(source), str(output)]
+
+
+def front_page(languages: tuple[str, ...]) -> str:
+    """The front page: each language's name, title (a link to its section) and lead, in that language."""
+    entries = [{"code": code, "name": language_name(code), "title": title(read_notebook(code, LAB_PAGE)),
+                "lead": message("site.lead", code)} for code in languages]
+    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(WEBSITE_DIR), autoescape=True)
+    return environment.get_template("landing.html").render(languages=entries)
+
+
+def build_site(output: Path = DEFAULT_OUTPUT, launch: Launch = Launch(),
+               languages: tuple[str, ...] = COURSE_LANGUAGES) -> Path:
+    """Build the website into `output` (replaced); returns its front page. Raises SiteError with Sphinx's words."""
+    with tempfile.TemporaryDirectory(prefix="reservation-lab-site-") as scratch:
+        staged = Path(scratch)
+        building = staged / "html"
+        for language in languages:
+            stage(language, staged / "source" / language, launch, languages)
+        builds = {language: subprocess.Popen(
+                      sphinx_command(language, staged / "source" / language, building / language,
+                                     staged / "doctrees" / language),
+                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=scratch)
+                  for language in languages}
+        failures = []
+        for language, process in builds.items():
+            try:
+                log, _ = process.communicate(timeout=BUILD_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                log, _ = process.communicate()
+                log += f"\n(stopped after {BUILD_TIMEOUT} s)"
+            if process.returncode != 0:
+                failures.append(f"[{language}] {log.strip()}")
+        if failures:
+            raise SiteError("Sphinx could not build the website:\n" + "\n".join(failures))
+        (building / "index.html").write_text(front_page(languages), encoding="utf-8")
+        (building / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ and _images/ as they are
+        if output.exists():
+            shutil.rmtree(output)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(building, output)
+    return output / "index.html"

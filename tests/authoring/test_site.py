@@ -1,0 +1,421 @@
+"""The course website (authoring/site.py, `./lab site`): built offline from the committed notebooks, read in a
+real browser.
+
+One build for the module (about 8 s), with a repository and a JupyterHub so that every launch button exists, run
+under an audit hook that fails any use of a socket (nothing may be downloaded while the site is built). The static
+tests read the HTML files; the browser tests (marked `browser`) serve the site on 127.0.0.1 and open it in Debian's
+Chromium through Playwright. Screenshots of the browser tests go to .artifacts/site/.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import http.server
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urldefrag
+
+import pytest
+
+from reservation_lab.authoring import site
+from reservation_lab.authoring.site import EXERCISES_PAGE, LAB_PAGE, Launch, SiteError, build_site, index_page
+from reservation_lab.i18n import COURSE_LANGUAGES, language_name, message
+from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
+from tests.support import CHROMIUM, CHROMIUM_FLAGS, english_lines, skip_without_chromium, with_environment_bin
+
+REPOSITORY = "https://github.com/example-school/reservation-lab"
+HUB = "https://hub.example.edu"
+PAGES = ("index", LAB_PAGE, EXERCISES_PAGE)
+ARTIFACTS = REPO_ROOT / ".artifacts" / "site"
+BUILD_SECONDS = 60  # the issue's bound for the whole site, every language
+# Imported by every Python process the build starts (PYTHONPATH): any socket use fails the build.
+NO_NETWORK = '''import sys
+
+
+def _no_network(event, args):
+    if event in ("socket.connect", "socket.getaddrinfo", "socket.gethostbyname", "socket.sendto"):
+        raise RuntimeError(f"the site build used the network: {event} {args!r}")
+
+
+sys.addaudithook(_no_network)
+'''
+
+
+@dataclass
+class Built:
+    output: Path
+    front: Path
+    seconds: float
+
+
+@pytest.fixture(scope="module")
+def offline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """An environment whose Python processes fail on any socket use."""
+    guard = tmp_path_factory.mktemp("no-network")
+    (guard / "sitecustomize.py").write_text(NO_NETWORK)
+    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(guard), os.environ.get("PYTHONPATH")]))}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, offline: dict[str, str]) -> Built:
+    output = tmp_path_factory.mktemp("site") / "site"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONPATH", offline["PYTHONPATH"])
+        started = time.monotonic()
+        front = build_site(output, Launch(REPOSITORY, "main", HUB))
+        seconds = time.monotonic() - started
+    return Built(output, front, seconds)
+
+
+class Page(HTMLParser):
+    """What a test needs of one HTML file: its language, ids, links and the resources it loads."""
+
+    LOADS = {"script": "src", "img": "src", "iframe": "src", "source": "src", "video": "src", "audio": "src"}
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        self.lang: str | None = None
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+        self.loads: list[str] = []
+        self.feed(path.read_text(encoding="utf-8"))
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {name: value or "" for name, value in attrs}
+        if tag == "html":
+            self.lang = values.get("lang")
+        if "id" in values:
+            self.ids.add(values["id"])
+        if tag == "a" and "href" in values:
+            self.links.append(values["href"])
+        if tag in self.LOADS and values.get(self.LOADS[tag]):
+            self.loads.append(values[self.LOADS[tag]])
+        if tag == "link" and values.get("href") and values.get("rel") not in ("alternate", "canonical"):
+            self.loads.append(values["href"])
+
+
+def pages_of(output: Path) -> dict[Path, Page]:
+    return {path: Page(path) for path in sorted(output.rglob("*.html")) if "_static" not in path.parts}
+
+
+def notebook(language: str, page: str) -> dict[str, Any]:
+    return json.loads((NOTEBOOKS_DIR / language / f"{page}.ipynb").read_text(encoding="utf-8"))
+
+
+def heading_cells(language: str, page: str) -> dict[str, str]:
+    """cell id -> heading text, for every markdown cell that starts with a heading."""
+    return {cell["id"]: "".join(cell["source"]).splitlines()[0].lstrip("# ").strip()
+            for cell in notebook(language, page)["cells"]
+            if cell["cell_type"] == "markdown" and "".join(cell["source"]).startswith("#")}
+
+
+def outputs_of(language: str, cell_id: str) -> str:
+    cell = next(cell for cell in notebook(language, LAB_PAGE)["cells"] if cell["id"] == cell_id)
+    return "".join("".join(output.get("text", "")) for output in cell["outputs"] if output["output_type"] == "stream")
+
+
+def squeezed(text: str) -> str:
+    return " ".join(text.split())
+
+
+# The build ---------------------------------------------------------------------------------------------------
+
+
+def test_the_network_guard_fails_a_process_that_opens_a_socket(offline: dict[str, str]) -> None:
+    """The guard the build runs under can fail: a process that connects (even to loopback) dies with its message."""
+    code = "import socket; socket.create_connection(('127.0.0.1', 9), timeout=1)"
+    result = subprocess.run([sys.executable, "-c", code], env={**os.environ, **offline}, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode != 0
+    assert re.search(r"the site build used the network: socket\.(getaddrinfo|connect)", result.stderr)
+
+
+def test_the_site_builds_offline_in_under_a_minute(built: Built) -> None:
+    assert built.front == built.output / "index.html"
+    assert built.seconds < BUILD_SECONDS, f"{built.seconds:.1f} s"
+    assert (built.output / ".nojekyll").exists()
+
+
+@pytest.mark.parametrize("language", COURSE_LANGUAGES)
+def test_every_language_has_its_pages_in_its_language(built: Built, language: str) -> None:
+    for page in (*PAGES, "search"):
+        parsed = Page(built.output / language / f"{page}.html")
+        assert parsed.lang == language, page
+    index = squeezed(re.sub(r"<[^>]+>", "", (built.output / language / "index.html").read_text(encoding="utf-8")))
+    for key in ("lead", "run_heading", "binder", "online_heading"):
+        assert squeezed(message(f"site.{key}", language)) in index, key
+    assert f"./lab run --language {language} ./lab test ./lab jupyter" in index
+    assert f"git clone {REPOSITORY}.git" in index
+
+
+def test_nothing_is_loaded_from_another_machine(built: Built) -> None:
+    remote = [(path.relative_to(built.output), url) for path, page in pages_of(built.output).items()
+              for url in page.loads if re.match(r"^(https?:)?//", url)]
+    assert remote == []
+    css_remote = [path.name for path in built.output.rglob("*.css")
+                  if re.search(r"url\(\s*['\"]?(https?:)?//|@import\s+['\"]?(https?:)?//", path.read_text())]
+    assert css_remote == []
+
+
+def test_every_internal_link_and_anchor_resolves(built: Built) -> None:
+    pages = pages_of(built.output)
+    broken = []
+    checked = 0
+    for path, page in pages.items():
+        for href in page.links:
+            if re.match(r"^[a-z]+:", href):
+                continue
+            target, fragment = urldefrag(href)
+            target_path = (path.parent / unquote(target.split("?")[0])).resolve() if target else path
+            checked += 1
+            if not target_path.exists():
+                broken.append(f"{path.relative_to(built.output)} -> {href}")
+            elif fragment and target_path.suffix == ".html" and fragment not in pages[target_path].ids:
+                broken.append(f"{path.relative_to(built.output)} -> {href} (no such anchor)")
+    assert broken == []
+    assert checked > 100  # the sidebars, tables of contents, switchers and headings of every page
+
+
+@pytest.mark.parametrize("language", COURSE_LANGUAGES)
+def test_launch_buttons_open_the_notebook_on_binder_and_on_the_hub(built: Built, language: str) -> None:
+    for page in (LAB_PAGE, EXERCISES_PAGE):
+        links = Page(built.output / language / f"{page}.html").links
+        path = f"notebooks/{language}/{page}.ipynb"
+        assert f"https://mybinder.org/v2/gh/example-school/reservation-lab/main?urlpath=lab/tree/{path}" in links
+        assert (f"{HUB}/hub/user-redirect/git-pull?repo=https%3A//github.com/example-school/reservation-lab"
+                f"&urlpath=lab/tree/reservation-lab/{path}&branch=main") in links
+        assert REPOSITORY in links
+
+
+def test_every_text_cell_carries_the_same_anchor_in_every_language(built: Built) -> None:
+    """The switcher's anchors: one per text cell, the same set in every language (a language may give a cell a
+    heading another does not)."""
+    for page in (LAB_PAGE, EXERCISES_PAGE):
+        expected = {f"cell-{page}-{cell['id']}" for cell in notebook("de", page)["cells"]
+                    if cell["cell_type"] == "markdown"}
+        assert len(expected) >= 10
+        for language in COURSE_LANGUAGES:
+            ids = Page(built.output / language / f"{page}.html").ids
+            assert {id_ for id_ in ids if id_.startswith("cell-")} == expected, language
+
+
+def test_the_pages_show_the_stored_outputs(built: Built) -> None:
+    """The race plot is the notebook's own PNG (nothing was executed), and the burst's stored output is there."""
+    for language in COURSE_LANGUAGES:
+        cell = next(cell for cell in notebook(language, LAB_PAGE)["cells"] if cell["id"] == "race-plot")
+        png = base64.b64decode(next(output["data"]["image/png"] for output in cell["outputs"]
+                                    if "image/png" in output.get("data", {})))
+        images = [path.read_bytes() for path in (built.output / language / "_images").glob("*.png")]
+        assert png in images, language
+        html = (built.output / language / f"{LAB_PAGE}.html").read_text(encoding="utf-8")
+        first_line = outputs_of(language, "burst-serial").splitlines()[0]
+        assert first_line.split(":")[0] in html
+
+
+def test_the_front_page_links_every_language_with_its_title(built: Built) -> None:
+    front = Page(built.front)
+    text = built.front.read_text(encoding="utf-8")
+    for language in COURSE_LANGUAGES:
+        assert f"{language}/index.html" in front.links
+        assert language_name(language) in text
+        assert heading_cells(language, LAB_PAGE)["md-title"] in text
+
+
+def test_an_index_page_without_repository_has_no_launch_section() -> None:
+    titles = {LAB_PAGE: "Lab", EXERCISES_PAGE: "Exercises"}
+    page = index_page("pt", titles, Launch())
+    assert "git clone" not in page
+    assert message("site.online_heading", "pt") not in page
+    assert "./lab run --language pt" in page
+    with_hub = index_page("pt", titles, Launch(REPOSITORY, "main", HUB))
+    assert message("site.jupyterhub", "pt", url=HUB) in with_hub
+
+
+@pytest.mark.parametrize(("repository", "hub", "words"), [
+    ("http://github.com/a/b", None, "--repository must look like https://github.com/OWNER/NAME"),
+    ("https://gitlab.com/a/b", None, "--repository must look like"),
+    (REPOSITORY, "http://hub.example.edu", "--jupyterhub must be the hub's https:// address"),
+    (None, HUB, "--jupyterhub needs --repository"),
+])
+def test_bad_launch_settings_are_refused_with_one_sentence(repository: str | None, hub: str | None,
+                                                          words: str) -> None:
+    with pytest.raises(SiteError, match=re.escape(words)):
+        Launch(repository, "main", hub)
+
+
+def test_the_command_line_refuses_a_bad_repository_and_builds_nothing(tmp_path: Path) -> None:
+    output = tmp_path / "site"
+    result = subprocess.run([sys.executable, "-m", "reservation_lab", "site", "--output", str(output),
+                             "--repository", "github.com/a/b"], capture_output=True, text=True, timeout=120,
+                            env=with_environment_bin())
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: --repository must look like https://github.com/OWNER/NAME")
+    assert not output.exists()
+
+
+def test_a_sphinx_warning_fails_the_build_and_keeps_the_old_site(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A broken link is an error (sphinx -W), reported with Sphinx's words; the previous site stays as it was."""
+    output = tmp_path / "site"
+    output.mkdir()
+    (output / "index.html").write_text("the previous site")
+    original = site.index_page
+    monkeypatch.setattr(site, "index_page", lambda *args: original(*args) + "\n[gone](no-such-page.ipynb)\n")
+    with pytest.raises(SiteError, match="no-such-page"):
+        build_site(output, Launch(), languages=("de",))
+    assert (output / "index.html").read_text() == "the previous site"
+
+
+# In a browser -------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def served(built: Built) -> Iterator[str]:
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             functools.partial(Quiet, directory=str(built.output)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@dataclass
+class Watched:
+    """A browser page and everything it reported: console errors and warnings, requests that left the site,
+    responses that failed."""
+
+    page: Any
+    base: str
+    problems: list[str]
+
+    def open(self, path: str) -> None:
+        self.page.goto(f"{self.base}/{path}")
+        self.page.wait_for_load_state("networkidle")
+
+    def visible_text(self) -> str:
+        return self.page.evaluate("""() => {
+            const copy = document.body.cloneNode(true);
+            copy.querySelectorAll("pre, code, script, style, noscript").forEach((node) => node.remove());
+            return copy.innerText; }""")
+
+    def click_where_it_is(self, selector: str) -> None:
+        """Click with the mouse where the element shows, without scrolling to it first (as Playwright's click
+        would): the element must be in the window at the reader's place."""
+        box = self.page.locator(selector).bounding_box()
+        assert box is not None and 0 <= box["y"] < 200, f"{selector} is not at the top of the window: {box}"
+        self.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+    def keep(self, name: str) -> None:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+@pytest.fixture(scope="module")
+def browser(served: str) -> Iterator[Any]:
+    skip_without_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def watched(browser: Any, served: str) -> Iterator[Watched]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("console", lambda note: problems.append(f"console {note.type}: {note.text}")
+            if note.type in ("error", "warning") else None)
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on("request", lambda request: problems.append(f"left the site: {request.url}")
+            if not request.url.startswith(served) else None)
+    page.on("response", lambda response: problems.append(f"HTTP {response.status}: {response.url}")
+            if response.status >= 400 else None)
+    yield Watched(page, served, problems)
+    context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("language", COURSE_LANGUAGES)
+def test_each_page_loads_cleanly_and_reads_in_its_language(watched: Watched, language: str) -> None:
+    for page in (*PAGES, "search"):
+        watched.open(f"{language}/{page}.html")
+        watched.keep(f"{language}-{page}")
+        assert watched.problems == [], page
+        assert english_lines(watched.visible_text()) == [], page
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("language", COURSE_LANGUAGES)
+def test_the_lab_page_shows_the_race_plot_and_the_burst(watched: Watched, language: str) -> None:
+    watched.open(f"{language}/{LAB_PAGE}.html")
+    plots = watched.page.evaluate("""() => [...document.querySelectorAll('img[src*="_images/"]')]
+        .map((image) => image.complete && image.naturalWidth > 300)""")
+    assert plots == [True]
+    text = squeezed(watched.page.evaluate("() => document.body.innerText"))
+    assert squeezed(outputs_of(language, "burst-summary")) in text
+    assert squeezed(outputs_of(language, "burst-serial").splitlines()[0]) in text
+    assert watched.problems == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("source", "target"), [("de", "pt"), ("pt", "es"), ("es", "de")])
+def test_the_language_switcher_keeps_the_section(watched: Watched, source: str, target: str) -> None:
+    """From a section reached by its anchor, and from one only scrolled to, the switcher (in the sticky header,
+    within reach wherever the reader is) opens the same section."""
+    anchor = f"cell-{LAB_PAGE}-md-step3"
+    watched.open(f"{source}/{LAB_PAGE}.html#{anchor}")
+    watched.click_where_it_is(f'a[hreflang="{target}"][data-language-switch]')
+    watched.page.wait_for_url(f"**/{target}/{LAB_PAGE}.html#{anchor}")
+    heading = watched.page.text_content(f"#{anchor} h2")
+    assert heading.strip().rstrip("#").strip() == heading_cells(target, LAB_PAGE)["md-step3"]
+    top = watched.page.evaluate(f"() => document.getElementById('{anchor}').getBoundingClientRect().top")
+    assert 0 <= top < 450  # the reader is at that section, not at the top of the page
+
+    scrolled = f"cell-{EXERCISES_PAGE}-md-naive"
+    watched.open(f"{target}/{EXERCISES_PAGE}.html")
+    watched.page.evaluate(f"() => document.getElementById('{scrolled}').scrollIntoView()")
+    watched.click_where_it_is(f'a[hreflang="{source}"][data-language-switch]')
+    watched.page.wait_for_url(f"**/{source}/{EXERCISES_PAGE}.html#{scrolled}")
+    assert watched.problems == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("language", COURSE_LANGUAGES)
+def test_search_finds_the_lab_in_its_language(watched: Watched, language: str) -> None:
+    word = heading_cells(language, LAB_PAGE)["md-experiments"].split(":")[0]  # Experimente / Experimentos
+    watched.open(f"{language}/search.html?q={word}")
+    watched.page.wait_for_selector(f'#search-results a[href*="{LAB_PAGE}.html"]', timeout=15_000)
+    watched.keep(f"{language}-search-{word}")
+    assert english_lines(watched.visible_text()) == []
+    assert watched.problems == []
+
+
+@pytest.mark.browser
+def test_the_front_page_leads_to_each_language(watched: Watched) -> None:
+    for language in COURSE_LANGUAGES:
+        watched.open("index.html")
+        watched.page.click(f'a[hreflang="{language}"]')
+        watched.page.wait_for_url(f"**/{language}/index.html")
+        assert watched.page.evaluate("() => document.documentElement.lang") == language
+    watched.keep("front")
+    assert watched.problems == []
