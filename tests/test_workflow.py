@@ -1,4 +1,5 @@
-"""The GitHub Actions workflow: actionlint finds nothing, and it runs the README's test command."""
+"""The GitHub Actions workflow: actionlint finds nothing; it runs the README's test command, then builds the website
+and publishes it from main."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+from reservation_lab.authoring.site import DEFAULT_OUTPUT
 from reservation_lab.paths import REPO_ROOT
 from tests.support import with_environment_bin
 
@@ -39,3 +41,17 @@ def test_the_workflow_runs_the_readme_test_command() -> None:
                           if line.startswith("./lab test"))
     steps = yaml.safe_load(WORKFLOWS[0].read_text())["jobs"]["test"]["steps"]
     assert [step["run"] for step in steps if step.get("name") == readme_command] == [readme_command]
+
+
+def test_the_workflow_builds_the_website_after_the_tests_and_publishes_it_from_main() -> None:
+    jobs = yaml.safe_load(WORKFLOWS[0].read_text())["jobs"]
+    site_steps = jobs["site"]["steps"]
+    assert jobs["site"]["needs"] == "test"
+    assert [step["run"].split()[:2] for step in site_steps if step.get("name") == "./lab site"] == [["./lab", "site"]]
+    uploads = [step for step in site_steps if step.get("uses", "").startswith("actions/upload-pages-artifact@")]
+    assert [step["with"]["path"] for step in uploads] == [DEFAULT_OUTPUT.relative_to(REPO_ROOT).as_posix()]
+    publish = jobs["publish"]
+    assert publish["needs"] == "site"
+    assert publish["if"] == "github.event_name == 'push' && github.ref == 'refs/heads/main'"
+    assert publish["permissions"] == {"pages": "write", "id-token": "write"}
+    assert [step["uses"].split("@")[0] for step in publish["steps"]] == ["actions/deploy-pages"]
