@@ -15,6 +15,7 @@ html_css_files = ["course-site.css"]
 html_js_files = ["language-switcher.js"]
 html_favicon = "_static/favicon.svg"
 html_context = {"default_mode": "auto"}  # light or dark as the reader's system prefers (the theme wants it named)
+smartquotes = False  # the notebooks' text as JupyterLab shows it: a quoted value stays a value you can copy
 html_copy_source = True  # the theme's download button offers the notebook (.ipynb) itself
 html_show_sourcelink = False
 

@@ -29,7 +29,15 @@ from urllib.parse import unquote, urldefrag
 import pytest
 
 from reservation_lab.authoring import site
-from reservation_lab.authoring.site import EXERCISES_PAGE, LAB_PAGE, Launch, SiteError, build_site, index_page
+from reservation_lab.authoring.site import (
+    EXERCISES_PAGE,
+    LAB_PAGE,
+    Launch,
+    SiteError,
+    build_site,
+    index_page,
+    sphinx_locale,
+)
 from reservation_lab.i18n import COURSE_LANGUAGES, language_name, message
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from tests.support import CHROMIUM, CHROMIUM_FLAGS, english_lines, skip_without_chromium, with_environment_bin
@@ -152,7 +160,7 @@ def test_the_site_builds_offline_in_under_a_minute(built: Built) -> None:
 def test_every_language_has_its_pages_in_its_language(built: Built, language: str) -> None:
     for page in (*PAGES, "search"):
         parsed = Page(built.output / language / f"{page}.html")
-        assert parsed.lang == language, page
+        assert parsed.lang == sphinx_locale(language).replace("_", "-"), page  # pt-BR: Sphinx's Brazilian words
     index = squeezed(re.sub(r"<[^>]+>", "", (built.output / language / "index.html").read_text(encoding="utf-8")))
     for key in ("lead", "run_heading", "binder", "online_heading"):
         assert squeezed(message(f"site.{key}", language)) in index, key
@@ -384,6 +392,7 @@ def test_the_language_switcher_keeps_the_section(watched: Watched, source: str, 
     within reach wherever the reader is) opens the same section."""
     anchor = f"cell-{LAB_PAGE}-md-step3"
     watched.open(f"{source}/{LAB_PAGE}.html#{anchor}")
+    assert watched.page.locator('.course-languages [aria-current="page"]').get_attribute("lang") == source
     watched.click_where_it_is(f'a[hreflang="{target}"][data-language-switch]')
     watched.page.wait_for_url(f"**/{target}/{LAB_PAGE}.html#{anchor}")
     heading = watched.page.text_content(f"#{anchor} h2")
@@ -405,8 +414,19 @@ def test_search_finds_the_lab_in_its_language(watched: Watched, language: str) -
     word = heading_cells(language, LAB_PAGE)["md-experiments"].split(":")[0]  # Experimente / Experimentos
     watched.open(f"{language}/search.html?q={word}")
     watched.page.wait_for_selector(f'#search-results a[href*="{LAB_PAGE}.html"]', timeout=15_000)
+    watched.page.wait_for_selector("#search-results .search-summary:not(:empty)", timeout=15_000)
     watched.keep(f"{language}-search-{word}")
+    summary = watched.page.text_content("#search-results .search-summary")
+    found = watched.page.locator("#search-results ul.search > li").count()
+    expected = (message("theme.search_found_one", language) if found == 1
+                else message("theme.search_found_other", language, n=found))
+    assert (summary, watched.page.text_content("#search-results h2")) == (
+        expected, message("theme.search_results", language))
     assert english_lines(watched.visible_text()) == []
+
+    watched.open(f"{language}/search.html?q=zzqxwv")
+    watched.page.wait_for_selector("#search-results .search-summary:not(:empty)", timeout=15_000)
+    assert watched.page.text_content("#search-results .search-summary") == message("theme.search_nothing", language)
     assert watched.problems == []
 
 
@@ -416,6 +436,6 @@ def test_the_front_page_leads_to_each_language(watched: Watched) -> None:
         watched.open("index.html")
         watched.page.click(f'a[hreflang="{language}"]')
         watched.page.wait_for_url(f"**/{language}/index.html")
-        assert watched.page.evaluate("() => document.documentElement.lang") == language
+        assert watched.page.evaluate("() => document.documentElement.lang").split("-")[0] == language
     watched.keep("front")
     assert watched.problems == []

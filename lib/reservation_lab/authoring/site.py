@@ -30,14 +30,16 @@ import jinja2
 
 from reservation_lab.authoring.builder import NOTEBOOKS
 from reservation_lab.i18n import COURSE_LANGUAGES, REFERENCE, language_name, message
-from reservation_lab.i18n.catalog import entries
+from reservation_lab.i18n.catalog import catalog, entries
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 WEBSITE_DIR = REPO_ROOT / "website"
 DEFAULT_OUTPUT = REPO_ROOT / "build" / "site"
 LAB_PAGE, EXERCISES_PAGE = (Path(notebook.file_name).stem for notebook in NOTEBOOKS)
 GITHUB = re.compile(r"^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")  # Binder's gh provider
-NOT_GETTEXT = {"theme.search_bar", "theme.search_found_one", "theme.search_found_other"}  # set another way
+SCRIPT_WORDS = ("theme.search_results", "theme.searching", "theme.preparing_search", "theme.search_nothing")
+SEARCH_FOUND = ("theme.search_found_one", "theme.search_found_other")  # one message with two forms, in the script
+NOT_GETTEXT = {"theme.search_bar", *SCRIPT_WORDS, *SEARCH_FOUND}
 BUILD_TIMEOUT = 300  # seconds for one language's Sphinx build (about 5 here)
 
 
@@ -100,7 +102,7 @@ def index_page(language: str, titles: dict[str, str], launch: Launch) -> str:
     if launch.repository:
         hub = f" {say('jupyterhub', url=launch.jupyterhub)}" if launch.jupyterhub else ""
         online = f"## {say('online_heading')}\n\n{say('binder')}{hub}\n"
-    return f"""# {titles[LAB_PAGE]}
+    return f"""# {say('about')}
 
 {say('lead')}
 
@@ -111,8 +113,13 @@ def index_page(language: str, titles: dict[str, str], launch: Launch) -> str:
 {EXERCISES_PAGE}
 ```
 
-- [{titles[LAB_PAGE]}]({LAB_PAGE}.ipynb): {say('lab')}
-- [{titles[EXERCISES_PAGE]}]({EXERCISES_PAGE}.ipynb): {say('exercises')}
+- [{titles[LAB_PAGE]}]({LAB_PAGE}.ipynb)
+
+  {say('lab')}
+
+- [{titles[EXERCISES_PAGE]}]({EXERCISES_PAGE}.ipynb)
+
+  {say('exercises')}
 
 {say('outputs')}
 
@@ -135,6 +142,15 @@ def theme_words(language: str) -> dict[str, str]:
     return {message(key, REFERENCE): message(key, language) for key in keys}
 
 
+def script_words(language: str) -> dict[str, str | list[str]]:
+    """The words of Sphinx's search page script in `language` (English text -> translation; the count: its two
+    forms, with the `${resultCount}` the script fills in)."""
+    words: dict[str, str | list[str]] = {message(key, REFERENCE): message(key, language) for key in SCRIPT_WORDS}
+    one, other = SEARCH_FOUND
+    words[message(one, REFERENCE)] = [message(one, language), message(other, language, n="${resultCount}")]
+    return words
+
+
 def stage(language: str, folder: Path, launch: Launch, languages: tuple[str, ...]) -> None:
     """One language's Sphinx source: its anchored notebooks, the index page and site.json."""
     folder.mkdir(parents=True)
@@ -145,11 +161,10 @@ def stage(language: str, folder: Path, launch: Launch, languages: tuple[str, ...
         (folder / f"{page}.ipynb").write_text(json.dumps(anchored(notebook, page), ensure_ascii=False),
                                               encoding="utf-8")
     (folder / "index.md").write_text(index_page(language, titles, launch), encoding="utf-8")
-    settings = {"title": titles[LAB_PAGE], "switcher": message("site.switcher", language),
+    settings = {"language": language, "title": titles[LAB_PAGE], "switcher": message("site.switcher", language),
                 "footer": message("site.licence", language), "search_bar": message("theme.search_bar", language),
                 "theme_words": theme_words(language),
-                "search_found": [message("theme.search_found_one", language),
-                                 message("theme.search_found_other", language, n="${resultCount}")],
+                "script_words": script_words(language),
                 "languages": [{"code": code, "name": language_name(code)} for code in languages],
                 "repository": launch.repository, "branch": launch.branch, "jupyterhub": launch.jupyterhub,
                 "path_to_docs": f"notebooks/{language}"}
@@ -159,7 +174,12 @@ def stage(language: str, folder: Path, launch: Launch, languages: tuple[str, ...
 def sphinx_command(language: str, source: Path, output: Path, doctrees: Path) -> list[str]:
     """One language's build: warnings are errors (a broken link or heading fails the site, not a reader)."""
     return [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", "--keep-going", "-c", str(WEBSITE_DIR),
-            "-d", str(doctrees), "-D", f"language={language}", str(source), str(output)]
+            "-d", str(doctrees), "-D", f"language={sphinx_locale(language)}", str(source), str(output)]
+
+
+def sphinx_locale(language: str) -> str:
+    """The locale Sphinx and the theme take their own words from (the catalog's meta.locale: pt_BR for pt)."""
+    return ((catalog(language) or {}).get("meta") or {}).get("locale", language)
 
 
 def front_page(languages: tuple[str, ...]) -> str:

@@ -26,7 +26,11 @@ SETTINGS = "site.json"
 LEXER = "lab-cell"
 LAB_FILE = re.compile(r"%%lab_file\s+(\S+)")
 BINDER = "https://mybinder.org"
-SEARCH_FOUND = "Search finished, found one page matching the search query."  # Sphinx's searchtools.js
+SCRIPT_WORDS = """for (const [text, translated] of Object.entries(Documentation.TRANSLATIONS)) {{
+  if (!translated || (Array.isArray(translated) && !translated.every(Boolean))) delete Documentation.TRANSLATIONS[text];
+}}
+Documentation.PLURAL_EXPR = (n) => (n === 1 ? 0 : 1);
+Object.assign(Documentation.TRANSLATIONS, {words});"""
 
 
 class LabCellLexer(Lexer):
@@ -82,12 +86,11 @@ def _theme_words(app: Any) -> None:
             translator._catalog.update(words)  # type: ignore[attr-defined]
         else:
             translator.add_fallback(_Words(words))
-    if settings.get("search_found"):
-        # The search page's count, which Sphinx's de/pt/es JavaScript catalogs leave empty (and de's plural rule
-        # yields true/false, no index): a rule of two forms and this language's two sentences.
-        app.add_js_file(None, priority=900, body=(
-            "Documentation.PLURAL_EXPR = (n) => (n === 1 ? 0 : 1);\n"
-            f"Documentation.TRANSLATIONS[{json.dumps(SEARCH_FOUND)}] = {json.dumps(settings['search_found'])};"))
+    if settings.get("script_words"):
+        # The search page's words: Sphinx's JavaScript catalogs leave some empty (a blank heading or count), de's
+        # plural rule yields true/false (no index: the count fails), es's no-results sentence is ungrammatical.
+        # Empty entries go (English shows, and a test sees it), then the course's words, in two plural forms.
+        app.add_js_file(None, priority=900, body=SCRIPT_WORDS.format(words=json.dumps(settings["script_words"])))
 
 
 class _Words(gettext.NullTranslations):
@@ -103,7 +106,7 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict[str,
     settings = _settings(app)
     up = "../" * (pagename.count("/") + 1)
     languages = [{**language, "href": f"{up}{language['code']}/{pagename}.html",
-                  "current": language["code"] == app.config.language}
+                  "current": language["code"] == settings.get("language")}
                  for language in settings.get("languages", [])]
     context["site_languages"] = languages
     context["site_switcher_label"] = settings.get("switcher", "")
