@@ -154,6 +154,8 @@ def test_the_site_builds_offline_in_under_a_minute(built: Built) -> None:
     assert built.front == built.output / "index.html"
     assert built.seconds < BUILD_SECONDS, f"{built.seconds:.1f} s"
     assert (built.output / ".nojekyll").exists()
+    assert sorted(path.name for path in built.output.iterdir()) == sorted([".nojekyll", "index.html",
+                                                                          *COURSE_LANGUAGES])
 
 
 @pytest.mark.parametrize("language", COURSE_LANGUAGES)
@@ -365,7 +367,7 @@ def watched(browser: Any, served: str) -> Iterator[Watched]:
 @pytest.mark.browser
 @pytest.mark.parametrize("language", COURSE_LANGUAGES)
 def test_each_page_loads_cleanly_and_reads_in_its_language(watched: Watched, language: str) -> None:
-    for page in (*PAGES, "search"):
+    for page in (*PAGES, "search", "genindex"):
         watched.open(f"{language}/{page}.html")
         watched.keep(f"{language}-{page}")
         assert watched.problems == [], page
@@ -437,5 +439,7 @@ def test_the_front_page_leads_to_each_language(watched: Watched) -> None:
         watched.page.click(f'a[hreflang="{language}"]')
         watched.page.wait_for_url(f"**/{language}/index.html")
         assert watched.page.evaluate("() => document.documentElement.lang").split("-")[0] == language
+    watched.open("index.html")
+    assert english_lines(watched.visible_text()) == []
     watched.keep("front")
     assert watched.problems == []

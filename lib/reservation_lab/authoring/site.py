@@ -190,35 +190,45 @@ def front_page(languages: tuple[str, ...]) -> str:
     return environment.get_template("landing.html").render(languages=entries)
 
 
+def run_builds(staged: Path, languages: tuple[str, ...]) -> dict[str, Path]:
+    """Build every staged language at once, each in its own folder (MyST-NB writes its jupyter_execute/ beside
+    the HTML, which would be shared otherwise); returns each language's HTML folder."""
+    html = {language: staged / "builds" / language / "html" for language in languages}
+    builds = {language: subprocess.Popen(
+                  sphinx_command(language, staged / "source" / language, html[language],
+                                 staged / "builds" / language / "doctrees"),
+                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=staged)
+              for language in languages}
+    failures = []
+    for language, process in builds.items():
+        try:
+            log, _ = process.communicate(timeout=BUILD_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            log, _ = process.communicate()
+            log += f"\n(stopped after {BUILD_TIMEOUT} s)"
+        if process.returncode != 0:
+            failures.append(f"[{language}] {log.strip()}")
+    if failures:
+        raise SiteError("Sphinx could not build the website:\n" + "\n".join(failures))
+    return html
+
+
 def build_site(output: Path = DEFAULT_OUTPUT, launch: Launch = Launch(),
                languages: tuple[str, ...] = COURSE_LANGUAGES) -> Path:
-    """Build the website into `output` (replaced); returns its front page. Raises SiteError with Sphinx's words."""
+    """Build the website into `output` (replaced only once every language has built); returns its front page.
+    Raises SiteError with Sphinx's words."""
     with tempfile.TemporaryDirectory(prefix="reservation-lab-site-") as scratch:
         staged = Path(scratch)
-        building = staged / "html"
         for language in languages:
             stage(language, staged / "source" / language, launch, languages)
-        builds = {language: subprocess.Popen(
-                      sphinx_command(language, staged / "source" / language, building / language,
-                                     staged / "doctrees" / language),
-                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=scratch)
-                  for language in languages}
-        failures = []
-        for language, process in builds.items():
-            try:
-                log, _ = process.communicate(timeout=BUILD_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                log, _ = process.communicate()
-                log += f"\n(stopped after {BUILD_TIMEOUT} s)"
-            if process.returncode != 0:
-                failures.append(f"[{language}] {log.strip()}")
-        if failures:
-            raise SiteError("Sphinx could not build the website:\n" + "\n".join(failures))
-        (building / "index.html").write_text(front_page(languages), encoding="utf-8")
-        (building / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ and _images/ as they are
+        site = staged / "site"
+        for language, html in run_builds(staged, languages).items():
+            shutil.copytree(html, site / language, ignore=shutil.ignore_patterns(".buildinfo", ".doctrees"))
+        (site / "index.html").write_text(front_page(languages), encoding="utf-8")
+        (site / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ and _images/ as they are
         if output.exists():
             shutil.rmtree(output)
         output.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(building, output)
+        shutil.copytree(site, output)
     return output / "index.html"
