@@ -22,6 +22,7 @@ EXPECTED = {
     # --quick measures only the floor (two cold starts, node tests, dry run); the notebook takes too long here.
     "bench_course_time.py": ["dev-server starts/floor"],
     "bench_grade.py": ["grade/cold start guard solution", "grade/cold start guard stub"],
+    "bench_site.py": ["site one language/sphinx floor"],
 }
 
 
