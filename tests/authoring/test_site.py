@@ -154,7 +154,7 @@ def test_the_site_builds_offline_in_under_a_minute(built: Built) -> None:
     assert built.front == built.output / "index.html"
     assert built.seconds < BUILD_SECONDS, f"{built.seconds:.1f} s"
     assert (built.output / ".nojekyll").exists()
-    assert sorted(path.name for path in built.output.iterdir()) == sorted([".nojekyll", "index.html",
+    assert sorted(path.name for path in built.output.iterdir()) == sorted([".nojekyll", site.MARKER, "index.html",
                                                                           *COURSE_LANGUAGES])
 
 
@@ -275,12 +275,25 @@ def test_the_command_line_refuses_a_bad_repository_and_builds_nothing(tmp_path: 
     assert not output.exists()
 
 
+def test_a_folder_that_is_not_a_site_is_never_replaced(tmp_path: Path) -> None:
+    """--output pointing at a folder with other files (a home, a checkout) is refused before anything is built."""
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(SiteError, match="is not a website built by ./lab site"):
+        build_site(tmp_path, Launch())
+    assert [path.name for path in tmp_path.iterdir()] == ["notes.txt"]
+    file = tmp_path / "notes.txt"
+    with pytest.raises(SiteError, match="is not a website built by ./lab site"):
+        build_site(file, Launch())
+    assert file.read_text() == "mine"
+
+
 def test_a_sphinx_warning_fails_the_build_and_keeps_the_old_site(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """A broken link is an error (sphinx -W), reported with Sphinx's words; the previous site stays as it was."""
     output = tmp_path / "site"
     output.mkdir()
     (output / "index.html").write_text("the previous site")
+    (output / site.MARKER).write_text("")
     original = site.index_page
     monkeypatch.setattr(site, "index_page", lambda *args: original(*args) + "\n[gone](no-such-page.ipynb)\n")
     with pytest.raises(SiteError, match="no-such-page"):

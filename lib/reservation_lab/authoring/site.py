@@ -40,6 +40,7 @@ GITHUB = re.compile(r"^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")  #
 SCRIPT_WORDS = ("theme.search_results", "theme.searching", "theme.preparing_search", "theme.search_nothing")
 SEARCH_FOUND = ("theme.search_found_one", "theme.search_found_other")  # one message with two forms, in the script
 NOT_GETTEXT = {"theme.search_bar", *SCRIPT_WORDS, *SEARCH_FOUND}
+MARKER = ".reservation-lab-site"  # in every site this command builds: only such a folder is ever replaced
 BUILD_TIMEOUT = 300  # seconds for one language's Sphinx build (about 5 here)
 
 
@@ -190,6 +191,13 @@ def front_page(languages: tuple[str, ...]) -> str:
     return environment.get_template("landing.html").render(languages=entries)
 
 
+def check_replaceable(output: Path) -> None:
+    """Refuse an output folder that is not empty and not a site this command built: it would be deleted."""
+    if output.exists() and (not output.is_dir() or (any(output.iterdir()) and not (output / MARKER).exists())):
+        raise SiteError(f"{output} exists and is not a website built by ./lab site; its contents would be replaced: "
+                        f"choose a new or empty folder with --output")
+
+
 def run_builds(staged: Path, languages: tuple[str, ...]) -> dict[str, Path]:
     """Build every staged language at once, each in its own folder (MyST-NB writes its jupyter_execute/ beside
     the HTML, which would be shared otherwise); returns each language's HTML folder."""
@@ -216,8 +224,9 @@ def run_builds(staged: Path, languages: tuple[str, ...]) -> dict[str, Path]:
 
 def build_site(output: Path = DEFAULT_OUTPUT, launch: Launch = Launch(),
                languages: tuple[str, ...] = COURSE_LANGUAGES) -> Path:
-    """Build the website into `output` (replaced only once every language has built); returns its front page.
-    Raises SiteError with Sphinx's words."""
+    """Build the website into `output` (replaced only once every language has built; refused if it holds anything
+    but an earlier site of this command); returns its front page. Raises SiteError with Sphinx's words."""
+    check_replaceable(output)
     with tempfile.TemporaryDirectory(prefix="reservation-lab-site-") as scratch:
         staged = Path(scratch)
         for language in languages:
@@ -227,6 +236,7 @@ def build_site(output: Path = DEFAULT_OUTPUT, launch: Launch = Launch(),
             shutil.copytree(html, site / language, ignore=shutil.ignore_patterns(".buildinfo", ".doctrees"))
         (site / "index.html").write_text(front_page(languages), encoding="utf-8")
         (site / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ and _images/ as they are
+        (site / MARKER).write_text("Built by ./lab site; the next ./lab site replaces this whole folder.\n")
         if output.exists():
             shutil.rmtree(output)
         output.parent.mkdir(parents=True, exist_ok=True)
