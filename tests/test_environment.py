@@ -49,10 +49,11 @@ def test_conda_env_pins_python_and_node(conda_env: dict[str, Any]) -> None:
 
 
 def test_conda_pip_section_matches_pyproject(conda_env: dict[str, Any], pyproject: dict[str, Any]) -> None:
-    """The pip section lists exactly the runtime and drill dependencies of pyproject.toml, plus `-e .`
+    """The pip section lists exactly the runtime, drill and hub dependencies of pyproject.toml, plus `-e .`
     (the learner's environment; the test tools come from requirements.lock through ./lab test)."""
     project = pyproject["project"]
-    declared = project["dependencies"] + project["optional-dependencies"]["drills"] + ["-e ."]
+    extras = project["optional-dependencies"]
+    declared = project["dependencies"] + extras["drills"] + extras["hub"] + ["-e ."]
     pip = _pip_section(conda_env)
     assert Counter(pip) == Counter(declared), (
         f"only in environment.yml: {sorted(set(pip) - set(declared))}; "

@@ -38,7 +38,8 @@ from reservation_lab.authoring.site import (
     index_page,
     sphinx_locale,
 )
-from reservation_lab.i18n import COURSE_LANGUAGES, language_name, message
+from reservation_lab.i18n import COURSE_LANGUAGES, describe, language_name, message, plural
+from reservation_lab.i18n.catalog import entries
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from tests.support import CHROMIUM, CHROMIUM_FLAGS, english_lines, skip_without_chromium, with_environment_bin
 
@@ -90,6 +91,10 @@ class Page(HTMLParser):
     """What a test needs of one HTML file: its language, ids, links and the resources it loads."""
 
     LOADS = {"script": "src", "img": "src", "iframe": "src", "source": "src", "video": "src", "audio": "src"}
+    NOT_READ = {"script", "style", "pre", "code", "noscript"}  # code and data, not prose
+    READ_ATTRIBUTES = ("title", "aria-label", "placeholder", "alt")  # tooltips and what a screen reader says
+    BLOCKS = {"p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "div", "td", "th", "dt", "dd", "section", "nav",
+              "button", "label", "title", "footer", "header", "ul", "ol", "table", "tr", "article", "aside"}
 
     def __init__(self, path: Path) -> None:
         super().__init__()
@@ -98,10 +103,37 @@ class Page(HTMLParser):
         self.ids: set[str] = set()
         self.links: list[str] = []
         self.loads: list[str] = []
+        self.images: list[dict[str, str]] = []
+        self.readable: list[str] = []  # text blocks and labels a reader sees or hears
+        self._skipping: list[str] = []
+        self._block: list[str] = []
         self.feed(path.read_text(encoding="utf-8"))
+        self._flush()
+
+    def _flush(self) -> None:
+        text = " ".join("".join(self._block).split())
+        if text:
+            self.readable.append(text)
+        self._block = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._skipping and self._skipping[-1] == tag:
+            self._skipping.pop()
+        elif tag in self.BLOCKS:
+            self._flush()
+
+    def handle_data(self, data: str) -> None:
+        self._block.append(" " if self._skipping else data)  # code inside a sentence leaves a gap, not a break
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {name: value or "" for name, value in attrs}
+        if tag in self.BLOCKS:
+            self._flush()
+        if tag in self.NOT_READ:
+            self._skipping.append(tag)
+        self.readable += [values[name] for name in self.READ_ATTRIBUTES if values.get(name)]
+        if tag == "img":
+            self.images.append(values)
         if tag == "html":
             self.lang = values.get("lang")
         if "id" in values:
@@ -166,7 +198,8 @@ def test_every_language_has_its_pages_in_its_language(built: Built, language: st
     index = squeezed(re.sub(r"<[^>]+>", "", (built.output / language / "index.html").read_text(encoding="utf-8")))
     for key in ("lead", "run_heading", "binder", "online_heading"):
         assert squeezed(message(f"site.{key}", language)) in index, key
-    assert f"./lab run --language {language} ./lab test ./lab jupyter" in index
+    assert f"./lab jupyter ./lab run --language {language} ./lab test" in index
+    assert f"{language}/{LAB_PAGE}.ipynb" in index  # the notebook a learner opens in JupyterLab
     assert f"git clone {REPOSITORY}.git" in index
 
 
@@ -251,11 +284,15 @@ def test_an_index_page_without_repository_has_no_launch_section() -> None:
     assert "./lab run --language pt" in page
     with_hub = index_page("pt", titles, Launch(REPOSITORY, "main", HUB))
     assert message("site.jupyterhub", "pt", url=HUB) in with_hub
+    unset = index_page("pt", titles, Launch(REPOSITORY, "main", ""))  # the workflow's JUPYTERHUB_URL, not set
+    assert message("site.binder", "pt") in unset and HUB not in unset
 
 
 @pytest.mark.parametrize(("repository", "hub", "words"), [
     ("http://github.com/a/b", None, "--repository must look like https://github.com/OWNER/NAME"),
     ("https://gitlab.com/a/b", None, "--repository must look like"),
+    ("https://github.com/a/b.git", None, "--repository must look like"),
+    ("https://github.com/a/..", None, "--repository must look like"),
     (REPOSITORY, "http://hub.example.edu", "--jupyterhub must be the hub's https:// address"),
     (None, HUB, "--jupyterhub needs --repository"),
 ])
@@ -263,6 +300,12 @@ def test_bad_launch_settings_are_refused_with_one_sentence(repository: str | Non
                                                           words: str) -> None:
     with pytest.raises(SiteError, match=re.escape(words)):
         Launch(repository, "main", hub)
+
+
+@pytest.mark.parametrize("branch", ["", "two words", "a:b"])
+def test_a_branch_that_is_no_branch_is_refused(branch: str) -> None:
+    with pytest.raises(SiteError, match="--branch must name a branch"):
+        Launch(REPOSITORY, branch)
 
 
 def test_the_command_line_refuses_a_bad_repository_and_builds_nothing(tmp_path: Path) -> None:
@@ -285,6 +328,11 @@ def test_a_folder_that_is_not_a_site_is_never_replaced(tmp_path: Path) -> None:
     with pytest.raises(SiteError, match="is not a website built by ./lab site"):
         build_site(file, Launch())
     assert file.read_text() == "mine"
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path)
+    with pytest.raises(SiteError, match="is a symbolic link"):
+        build_site(link, Launch())
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["link", "notes.txt"]
 
 
 def test_a_sphinx_warning_fails_the_build_and_keeps_the_old_site(tmp_path: Path,
@@ -299,6 +347,45 @@ def test_a_sphinx_warning_fails_the_build_and_keeps_the_old_site(tmp_path: Path,
     with pytest.raises(SiteError, match="no-such-page"):
         build_site(output, Launch(), languages=("de",))
     assert (output / "index.html").read_text() == "the previous site"
+
+
+def test_no_page_reads_as_english_in_its_text_or_labels(built: Built) -> None:
+    """Without a browser: every page's text and its tooltips, labels and alt texts (code aside), each language."""
+    english = {str(path.relative_to(built.output)): lines for path, page in pages_of(built.output).items()
+               if (lines := english_lines("\n".join(page.readable)))}
+    assert english == {}
+
+
+def test_the_downloads_are_the_committed_notebooks(built: Built) -> None:
+    """The download button offers the notebook as committed (the site's anchors and lexer stay in the site)."""
+    for language in COURSE_LANGUAGES:
+        for page in (LAB_PAGE, EXERCISES_PAGE):
+            download = (built.output / language / "_sources" / f"{page}.ipynb").read_bytes()
+            assert download == (NOTEBOOKS_DIR / language / f"{page}.ipynb").read_bytes(), (language, page)
+
+
+def test_the_race_plot_says_what_it_shows(built: Built) -> None:
+    for language in COURSE_LANGUAGES:
+        images = Page(built.output / language / f"{LAB_PAGE}.html").images
+        assert [image["alt"] for image in images if "_images/" in image["src"]] == [message("site.race_plot", language)]
+        launch = {image["alt"] for image in images if "/logo_" in image["src"]}
+        assert launch == {f"{service} {message('theme.logo', language)}" for service in ("Binder", "JupyterHub")}
+
+
+def test_every_theme_word_is_still_the_theme_s_own(built: Built) -> None:
+    """Each [theme] entry is found by its exact English: that text must still occur in Sphinx, the themes or the
+    website's own templates, or the translation would silently stop showing after an upgrade."""
+    import pydata_sphinx_theme
+    import sphinx
+    import sphinx_book_theme
+
+    sources = [Path(module.__file__).parent for module in (sphinx, pydata_sphinx_theme, sphinx_book_theme)]
+    texts = "\n".join(path.read_text(encoding="utf-8", errors="replace") for folder in [*sources, site.WEBSITE_DIR]
+                      for path in folder.rglob("*") if path.suffix in {".py", ".html", ".js", ".pot"})
+    words = [message(key, "en") for key in entries("en")  # search_bar: the text of a theme option, no lookup
+             if key.startswith("theme.") and not key.endswith("_other") and key != "theme.search_bar"]
+    words.append(message("theme.search_found_other", "en", n="${resultCount}"))
+    assert [word for word in words if word not in texts] == []
 
 
 # In a browser -------------------------------------------------------------------------------------------------
@@ -433,8 +520,7 @@ def test_search_finds_the_lab_in_its_language(watched: Watched, language: str) -
     watched.keep(f"{language}-search-{word}")
     summary = watched.page.text_content("#search-results .search-summary")
     found = watched.page.locator("#search-results ul.search > li").count()
-    expected = (message("theme.search_found_one", language) if found == 1
-                else message("theme.search_found_other", language, n=found))
+    expected = describe(plural("theme.search_found", found), language)  # the form the catalog's plural rule picks
     assert (summary, watched.page.text_content("#search-results h2")) == (
         expected, message("theme.search_results", language))
     assert english_lines(watched.visible_text()) == []

@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,11 +38,13 @@ WEBSITE_DIR = REPO_ROOT / "website"
 DEFAULT_OUTPUT = REPO_ROOT / "build" / "site"
 LAB_PAGE, EXERCISES_PAGE = (Path(notebook.file_name).stem for notebook in NOTEBOOKS)
 GITHUB = re.compile(r"^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")  # Binder's gh provider
+BRANCH = re.compile(r"^[^\s~^:?*\[\\]+$")  # git's refname rules, the characters that matter in a URL
 SCRIPT_WORDS = ("theme.search_results", "theme.searching", "theme.preparing_search", "theme.search_nothing")
 SEARCH_FOUND = ("theme.search_found_one", "theme.search_found_other")  # one message with two forms, in the script
 NOT_GETTEXT = {"theme.search_bar", *SCRIPT_WORDS, *SEARCH_FOUND}
 MARKER = ".reservation-lab-site"  # in every site this command builds: only such a folder is ever replaced
-BUILD_TIMEOUT = 300  # seconds for one language's Sphinx build (about 5 here)
+FIGURES = {"race-plot": "site.race_plot"}  # cell id -> the catalog entry that describes its figure (alt text)
+BUILD_TIMEOUT = 300  # seconds for the parallel Sphinx builds together (about 3 here: bench/bench_site.py)
 
 
 class SiteError(Exception):
@@ -57,13 +60,23 @@ class Launch:
     jupyterhub: str | None = None
 
     def __post_init__(self) -> None:
-        if self.repository and not GITHUB.match(self.repository):
+        if self.repository and not github_repository(self.repository):
             raise SiteError(f"--repository must look like https://github.com/OWNER/NAME (Binder builds it from "
-                            f"GitHub), not {self.repository!r}")
+                            f"GitHub; no .git at the end), not {self.repository!r}")
+        if not BRANCH.match(self.branch):
+            raise SiteError(f"--branch must name a branch (no spaces), not {self.branch!r}")
         if self.jupyterhub and not self.jupyterhub.startswith("https://"):
             raise SiteError(f"--jupyterhub must be the hub's https:// address, not {self.jupyterhub!r}")
         if self.jupyterhub and not self.repository:
             raise SiteError("--jupyterhub needs --repository: the hub pulls the course from it (nbgitpuller)")
+
+
+def github_repository(url: str) -> bool:
+    """https://github.com/OWNER/NAME, neither part only dots, the name without .git (Binder adds nothing)."""
+    if not GITHUB.match(url):
+        return False
+    owner, name = url.rsplit("/", 2)[1:]
+    return bool(owner.strip(".") and name.strip(".")) and not name.endswith(".git")
 
 
 def title(notebook: dict[str, Any]) -> str:
@@ -78,13 +91,17 @@ def read_notebook(language: str, page: str) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def anchored(notebook: dict[str, Any], page: str) -> dict[str, Any]:
+def anchored(notebook: dict[str, Any], page: str, language: str) -> dict[str, Any]:
     """A copy whose text cells carry their language-neutral anchor (the cell id: the same cells in every language,
-    whatever headings a language gives them), its code highlighted by `lab-cell`."""
+    whatever headings a language gives them), whose figures say what they show (alt text), its code highlighted by
+    `lab-cell`. Only the site reads it: the download button offers the committed notebook."""
     cells = []
     for cell in notebook["cells"]:
         if cell["cell_type"] == "markdown":
             cell = {**cell, "source": f"(cell-{page}-{cell['id']})=\n{''.join(cell['source'])}"}
+        elif any("image/png" in output.get("data", {}) for output in cell.get("outputs", [])):
+            alt = {"mystnb": {"image": {"alt": message(FIGURES[cell["id"]], language)}}}
+            cell = {**cell, "metadata": {**cell["metadata"], **alt}}
         cells.append(cell)
     language_info = {**notebook["metadata"].get("language_info", {}), "pygments_lexer": "lab-cell"}
     return {**notebook, "cells": cells, "metadata": {**notebook["metadata"], "language_info": language_info}}
@@ -98,7 +115,7 @@ def index_page(language: str, titles: dict[str, str], launch: Launch) -> str:
     clone = []
     if launch.repository:
         clone = [f"git clone {launch.repository}.git", f"cd {launch.repository.rsplit('/', 1)[1]}"]
-    commands = "\n".join([*clone, f"./lab run --language {language}", "./lab test", "./lab jupyter"])
+    commands = "\n".join([*clone, "./lab jupyter", f"./lab run --language {language}", "./lab test"])
     online = ""
     if launch.repository:
         hub = f" {say('jupyterhub', url=launch.jupyterhub)}" if launch.jupyterhub else ""
@@ -126,7 +143,7 @@ def index_page(language: str, titles: dict[str, str], launch: Launch) -> str:
 
 ## {say('run_heading')}
 
-{say('run_local')}
+{say('run_local', notebook=f"{language}/{LAB_PAGE}.ipynb")}
 
 ```bash
 {commands}
@@ -159,13 +176,13 @@ def stage(language: str, folder: Path, launch: Launch, languages: tuple[str, ...
     for page in (LAB_PAGE, EXERCISES_PAGE):
         notebook = read_notebook(language, page)
         titles[page] = title(notebook)
-        (folder / f"{page}.ipynb").write_text(json.dumps(anchored(notebook, page), ensure_ascii=False),
+        (folder / f"{page}.ipynb").write_text(json.dumps(anchored(notebook, page, language), ensure_ascii=False),
                                               encoding="utf-8")
     (folder / "index.md").write_text(index_page(language, titles, launch), encoding="utf-8")
     settings = {"language": language, "title": titles[LAB_PAGE], "switcher": message("site.switcher", language),
                 "footer": message("site.licence", language), "search_bar": message("theme.search_bar", language),
                 "theme_words": theme_words(language),
-                "script_words": script_words(language),
+                "script_words": script_words(language), "singular": catalog(language)["meta"]["singular"],
                 "languages": [{"code": code, "name": language_name(code)} for code in languages],
                 "repository": launch.repository, "branch": launch.branch, "jupyterhub": launch.jupyterhub,
                 "path_to_docs": f"notebooks/{language}"}
@@ -185,14 +202,16 @@ def sphinx_locale(language: str) -> str:
 
 def front_page(languages: tuple[str, ...]) -> str:
     """The front page: each language's name, title (a link to its section) and lead, in that language."""
-    entries = [{"code": code, "name": language_name(code), "title": title(read_notebook(code, LAB_PAGE)),
-                "lead": message("site.lead", code)} for code in languages]
+    shown = [{"code": code, "name": language_name(code), "title": title(read_notebook(code, LAB_PAGE)),
+              "lead": message("site.lead", code)} for code in languages]
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(WEBSITE_DIR), autoescape=True)
-    return environment.get_template("landing.html").render(languages=entries)
+    return environment.get_template("landing.html").render(languages=shown)
 
 
 def check_replaceable(output: Path) -> None:
     """Refuse an output folder that is not empty and not a site this command built: it would be deleted."""
+    if output.is_symlink():
+        raise SiteError(f"{output} is a symbolic link: give --output the folder itself")
     if output.exists() and (not output.is_dir() or (any(output.iterdir()) and not (output / MARKER).exists())):
         raise SiteError(f"{output} exists and is not a website built by ./lab site; its contents would be replaced: "
                         f"choose a new or empty folder with --output")
@@ -200,26 +219,53 @@ def check_replaceable(output: Path) -> None:
 
 def run_builds(staged: Path, languages: tuple[str, ...]) -> dict[str, Path]:
     """Build every staged language at once, each in its own folder (MyST-NB writes its jupyter_execute/ beside
-    the HTML, which would be shared otherwise); returns each language's HTML folder."""
+    the HTML, which would be shared otherwise), within one deadline; no build outlives this call. Returns each
+    language's HTML folder, whose notebook downloads are the committed notebooks."""
     html = {language: staged / "builds" / language / "html" for language in languages}
-    builds = {language: subprocess.Popen(
-                  sphinx_command(language, staged / "source" / language, html[language],
-                                 staged / "builds" / language / "doctrees"),
-                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=staged)
-              for language in languages}
+    deadline = time.monotonic() + BUILD_TIMEOUT
+    builds: dict[str, subprocess.Popen[str]] = {}
     failures = []
-    for language, process in builds.items():
-        try:
-            log, _ = process.communicate(timeout=BUILD_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            log, _ = process.communicate()
-            log += f"\n(stopped after {BUILD_TIMEOUT} s)"
-        if process.returncode != 0:
-            failures.append(f"[{language}] {log.strip()}")
+    try:
+        for language in languages:
+            builds[language] = subprocess.Popen(
+                sphinx_command(language, staged / "source" / language, html[language],
+                               staged / "builds" / language / "doctrees"),
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=staged)
+        for language, process in builds.items():
+            try:
+                log, _ = process.communicate(timeout=max(1.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                failures.append(f"[{language}] stopped after {BUILD_TIMEOUT} s")
+                continue
+            if process.returncode != 0:
+                failures.append(f"[{language}] {log.strip()}")
+    finally:
+        for process in builds.values():
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
     if failures:
         raise SiteError("Sphinx could not build the website:\n" + "\n".join(failures))
+    for language in languages:
+        for page in (LAB_PAGE, EXERCISES_PAGE):
+            shutil.copyfile(NOTEBOOKS_DIR / language / f"{page}.ipynb", html[language] / "_sources" / f"{page}.ipynb")
     return html
+
+
+def replace_folder(built: Path, output: Path) -> None:
+    """Put the built site at `output` in one rename beside it (the old site moves aside first, then goes)."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    incoming = output.with_name(f".{output.name}.new")
+    outgoing = output.with_name(f".{output.name}.old")
+    for leftover in (incoming, outgoing):
+        if leftover.exists():
+            shutil.rmtree(leftover)
+    shutil.copytree(built, incoming)
+    if output.exists():
+        output.rename(outgoing)
+    incoming.rename(output)
+    if outgoing.exists():
+        shutil.rmtree(outgoing)
 
 
 def build_site(output: Path = DEFAULT_OUTPUT, launch: Launch = Launch(),
@@ -237,8 +283,5 @@ def build_site(output: Path = DEFAULT_OUTPUT, launch: Launch = Launch(),
         (site / "index.html").write_text(front_page(languages), encoding="utf-8")
         (site / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ and _images/ as they are
         (site / MARKER).write_text("Built by ./lab site; the next ./lab site replaces this whole folder.\n")
-        if output.exists():
-            shutil.rmtree(output)
-        output.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(site, output)
+        replace_folder(site, output)
     return output / "index.html"

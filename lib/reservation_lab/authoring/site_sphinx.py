@@ -29,7 +29,7 @@ BINDER = "https://mybinder.org"
 SCRIPT_WORDS = """for (const [text, translated] of Object.entries(Documentation.TRANSLATIONS)) {{
   if (!translated || (Array.isArray(translated) && !translated.every(Boolean))) delete Documentation.TRANSLATIONS[text];
 }}
-Documentation.PLURAL_EXPR = (n) => (n === 1 ? 0 : 1);
+Documentation.PLURAL_EXPR = (n) => ({singular}.includes(n) ? 0 : 1);
 Object.assign(Documentation.TRANSLATIONS, {words});"""
 
 
@@ -89,8 +89,10 @@ def _theme_words(app: Any) -> None:
     if settings.get("script_words"):
         # The search page's words: Sphinx's JavaScript catalogs leave some empty (a blank heading or count), de's
         # plural rule yields true/false (no index: the count fails), es's no-results sentence is ungrammatical.
-        # Empty entries go (English shows, and a test sees it), then the course's words, in two plural forms.
-        app.add_js_file(None, priority=900, body=SCRIPT_WORDS.format(words=json.dumps(settings["script_words"])))
+        # Empty entries go (English shows, and a test sees it), then the course's words, in two plural forms chosen
+        # by the catalog's meta.singular, as every count the course prints.
+        app.add_js_file(None, priority=900, body=SCRIPT_WORDS.format(words=json.dumps(settings["script_words"]),
+                                                                     singular=json.dumps(settings["singular"])))
 
 
 class _Words(gettext.NullTranslations):
