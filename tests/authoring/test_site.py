@@ -532,6 +532,19 @@ def test_search_finds_the_lab_in_its_language(watched: Watched, language: str) -
 
 
 @pytest.mark.browser
+@pytest.mark.parametrize("language", COURSE_LANGUAGES)
+def test_on_a_phone_nothing_overflows_and_the_switcher_shows_codes(watched: Watched, language: str) -> None:
+    watched.page.set_viewport_size({"width": 390, "height": 800})
+    for page in PAGES:
+        watched.open(f"{language}/{page}.html")
+        assert watched.page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), page
+        codes = watched.page.locator(".course-languages .course-language-code:visible").all_inner_texts()
+        assert codes == [code.upper() for code in COURSE_LANGUAGES], page
+    watched.keep(f"{language}-phone")
+    assert watched.problems == []
+
+
+@pytest.mark.browser
 def test_the_front_page_leads_to_each_language(watched: Watched) -> None:
     for language in COURSE_LANGUAGES:
         watched.open("index.html")
