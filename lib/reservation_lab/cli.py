@@ -177,6 +177,7 @@ def _site(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"website: {front}")
+    print(f"to look at it (search needs http): python3 -m http.server --bind 127.0.0.1 --directory {front.parent}")
     return 0
 
 
