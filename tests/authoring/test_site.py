@@ -199,6 +199,10 @@ def test_every_language_has_its_pages_in_its_language(built: Built, language: st
     for key in ("lead", "run_heading", "binder", "online_heading"):
         assert squeezed(message(f"site.{key}", language)) in index, key
     assert f"./lab jupyter ./lab run --language {language} ./lab test" in index
+    for page in (*PAGES, "search"):  # the search shortcut's key cap (Strg in German), in every copy of the field
+        html = (built.output / language / f"{page}.html").read_text(encoding="utf-8")
+        caps = set(re.findall(r'<kbd class="kbd-shortcut__modifier">([^<]+)</kbd>\+', html))
+        assert caps == {message("theme.ctrl", language)}, page
     assert f"{language}/{LAB_PAGE}.ipynb" in index  # the notebook a learner opens in JupyterLab
     assert f"git clone {REPOSITORY}.git" in index
 
@@ -548,7 +552,7 @@ def test_on_a_phone_nothing_overflows_and_the_switcher_shows_codes(watched: Watc
 def test_the_front_page_leads_to_each_language(watched: Watched) -> None:
     for language in COURSE_LANGUAGES:
         watched.open("index.html")
-        watched.page.click(f'a[hreflang="{language}"]')
+        watched.page.click(f'a[href="{language}/index.html"]')
         watched.page.wait_for_url(f"**/{language}/index.html")
         assert watched.page.evaluate("() => document.documentElement.lang").split("-")[0] == language
     watched.open("index.html")

@@ -38,7 +38,7 @@ SAME_IN_SOME_LANGUAGES = {
     "checks.exp2_reserved", "cloud.verified", "exercises.column_http", "exercises.column_kind",
     "exercises.column_request", "lines.hidden_value", "problems.after_lost_write", "race.column_reserved",
     "verify.binding_ok", "verify.fail", "verify.label_binding", "verify.label_cloud_launch", "verify.label_worker",
-    "verify.pass", "verify.problem", "site.switcher", "theme.light", "theme.logo",
+    "verify.pass", "verify.problem", "site.switcher", "theme.light", "theme.logo", "theme.ctrl",
     "theme.previous_page", "theme.previous",
 }
 

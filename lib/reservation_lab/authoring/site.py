@@ -202,7 +202,8 @@ def sphinx_locale(language: str) -> str:
 
 def front_page(languages: tuple[str, ...]) -> str:
     """The front page: each language's name, title (a link to its section) and lead, in that language."""
-    shown = [{"code": code, "name": language_name(code), "title": title(read_notebook(code, LAB_PAGE)),
+    shown = [{"code": code, "lang": sphinx_locale(code).replace("_", "-"), "name": language_name(code),
+              "title": title(read_notebook(code, LAB_PAGE)),
               "lead": message("site.lead", code)} for code in languages]
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(WEBSITE_DIR), autoescape=True)
     return environment.get_template("landing.html").render(languages=shown)
