@@ -16,18 +16,17 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
+from reservation_lab.i18n.catalog import REFERENCE, entries
 from reservation_lab.paths import NOTEBOOKS_DIR, PACKAGE_DIR
 
 CATALOG_DIR = PACKAGE_DIR / "i18n" / "catalogs"
 SOURCES = {"lab": NOTEBOOKS_DIR / "source", "exercises": NOTEBOOKS_DIR / "source" / "exercises"}
-REFERENCE = "en"
 SKIPPED_SECTIONS = {"meta"}  # the language's own name and plural rule: nothing translated from English
 SECTION = re.compile(r"^\[([a-z_]+)\]")
 ENTRY = re.compile(r'^(?P<key>[A-Za-z0-9_]+) = (?P<value>"(?:[^"\\]|\\.)*")(?:\s*# @(?P<hash>[0-9a-f]{8}))?\s*$')
@@ -54,10 +53,8 @@ class Stale:
 
 
 def english_templates(catalog_dir: Path = CATALOG_DIR) -> dict[str, str]:
-    """`section.key` → the English template, for every translated section."""
-    data = tomllib.loads((catalog_dir / f"{REFERENCE}.toml").read_text())
-    return {f"{section}.{key}": value for section, entries in data.items() if section not in SKIPPED_SECTIONS
-            for key, value in entries.items() if isinstance(value, str)}
+    """`section.key` → the English template, for every translated section (i18n's reading of the catalog)."""
+    return entries(REFERENCE, catalog_dir)
 
 
 def briefs(sources: dict[str, Path] = SOURCES) -> dict[str, str]:

@@ -67,9 +67,14 @@ def language_name(language: str) -> str:
     return ((catalog(language) or {}).get("meta") or {}).get("name", language)
 
 
-def entries(language: str) -> dict[str, str]:
-    """Every `<section>.<name>` template of the language's catalog (meta excluded)."""
-    data = catalog(language) or {}
+def entries(language: str, folder: Path | None = None) -> dict[str, str]:
+    """Every `<section>.<name>` template of the language's catalog (meta excluded); `folder`: read that folder's
+    file as it is now (no cache: the translation tools edit catalogs), not the configured catalogs."""
+    if folder is not None:
+        with (folder / f"{language}.toml").open("rb") as file:
+            data = tomllib.load(file)
+    else:
+        data = catalog(language) or {}
     return {f"{section}.{name}": template for section, table in data.items() if section != "meta"
             for name, template in table.items()}
 
