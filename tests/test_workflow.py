@@ -45,13 +45,16 @@ def test_the_workflow_runs_the_readme_test_command() -> None:
 
 def test_the_workflow_builds_the_website_after_the_tests_and_publishes_it_from_main() -> None:
     jobs = yaml.safe_load(WORKFLOWS[0].read_text())["jobs"]
-    site_steps = jobs["site"]["steps"]
-    assert jobs["site"]["needs"] == "test"
-    assert [step["run"].split()[:2] for step in site_steps if step.get("name") == "./lab site"] == [["./lab", "site"]]
-    uploads = [step for step in site_steps if step.get("uses", "").startswith("actions/upload-pages-artifact@")]
-    assert [step["with"]["path"] for step in uploads] == [DEFAULT_OUTPUT.relative_to(REPO_ROOT).as_posix()]
+    steps = jobs["test"]["steps"]  # the site is built in the tested environment, once the tests have passed
+    names = [step.get("name") for step in steps]
+    assert names.index("./lab test") < names.index("./lab site")
+    assert [step["run"].split()[:2] for step in steps if step.get("name") == "./lab site"] == [["./lab", "site"]]
+    uploads = [index for index, step in enumerate(steps)
+               if step.get("uses", "").startswith("actions/upload-pages-artifact@")]
+    assert [steps[index]["with"]["path"] for index in uploads] == [DEFAULT_OUTPUT.relative_to(REPO_ROOT).as_posix()]
+    assert uploads[0] > names.index("./lab site")
     publish = jobs["publish"]
-    assert publish["needs"] == "site"
+    assert publish["needs"] == "test"
     assert publish["if"] == "github.event_name == 'push' && github.ref == 'refs/heads/main'"
     assert publish["permissions"] == {"pages": "write", "id-token": "write"}
     assert [step["uses"].split("@")[0] for step in publish["steps"]] == ["actions/deploy-pages"]

@@ -31,7 +31,7 @@ import jinja2
 
 from reservation_lab.authoring.builder import NOTEBOOKS
 from reservation_lab.i18n import COURSE_LANGUAGES, REFERENCE, language_name, message
-from reservation_lab.i18n.catalog import catalog, entries
+from reservation_lab.i18n.catalog import entries, meta
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 WEBSITE_DIR = REPO_ROOT / "website"
@@ -169,8 +169,9 @@ def script_words(language: str) -> dict[str, str | list[str]]:
     return words
 
 
-def stage(language: str, folder: Path, launch: Launch, languages: tuple[str, ...]) -> None:
-    """One language's Sphinx source: its anchored notebooks, the index page and site.json."""
+def stage(language: str, folder: Path, launch: Launch, languages: tuple[str, ...]) -> str:
+    """One language's Sphinx source: its anchored notebooks, the index page and site.json; returns the lab
+    notebook's title (the front page shows it)."""
     folder.mkdir(parents=True)
     titles = {}
     for page in (LAB_PAGE, EXERCISES_PAGE):
@@ -182,11 +183,12 @@ def stage(language: str, folder: Path, launch: Launch, languages: tuple[str, ...
     settings = {"language": language, "title": titles[LAB_PAGE], "switcher": message("site.switcher", language),
                 "footer": message("site.licence", language), "search_bar": message("theme.search_bar", language),
                 "theme_words": theme_words(language),
-                "script_words": script_words(language), "singular": catalog(language)["meta"]["singular"],
+                "script_words": script_words(language), "singular": meta(language, "singular", [1]),
                 "languages": [{"code": code, "name": language_name(code)} for code in languages],
                 "repository": launch.repository, "branch": launch.branch, "jupyterhub": launch.jupyterhub,
                 "path_to_docs": f"notebooks/{language}"}
     (folder / "site.json").write_text(json.dumps(settings, ensure_ascii=False, indent=1), encoding="utf-8")
+    return titles[LAB_PAGE]
 
 
 def sphinx_command(language: str, source: Path, output: Path, doctrees: Path) -> list[str]:
@@ -197,14 +199,13 @@ def sphinx_command(language: str, source: Path, output: Path, doctrees: Path) ->
 
 def sphinx_locale(language: str) -> str:
     """The locale Sphinx and the theme take their own words from (the catalog's meta.locale: pt_BR for pt)."""
-    return ((catalog(language) or {}).get("meta") or {}).get("locale", language)
+    return meta(language, "locale", language)
 
 
-def front_page(languages: tuple[str, ...]) -> str:
+def front_page(titles: dict[str, str]) -> str:
     """The front page: each language's name, title (a link to its section) and lead, in that language."""
     shown = [{"code": code, "lang": sphinx_locale(code).replace("_", "-"), "name": language_name(code),
-              "title": title(read_notebook(code, LAB_PAGE)),
-              "lead": message("site.lead", code)} for code in languages]
+              "title": lab_title, "lead": message("site.lead", code)} for code, lab_title in titles.items()]
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(WEBSITE_DIR), autoescape=True)
     return environment.get_template("landing.html").render(languages=shown)
 
@@ -253,15 +254,17 @@ def run_builds(staged: Path, languages: tuple[str, ...]) -> dict[str, Path]:
     return html
 
 
-def replace_folder(built: Path, output: Path) -> None:
-    """Put the built site at `output` in one rename beside it (the old site moves aside first, then goes)."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    incoming = output.with_name(f".{output.name}.new")
-    outgoing = output.with_name(f".{output.name}.old")
-    for leftover in (incoming, outgoing):
-        if leftover.exists():
-            shutil.rmtree(leftover)
-    shutil.copytree(built, incoming)
+def beside(output: Path, role: str) -> Path:
+    """A fresh folder next to `output` (same file system: a rename moves it), left over from no earlier run."""
+    folder = output.with_name(f".{output.name}.{role}")
+    if folder.exists():
+        shutil.rmtree(folder)
+    return folder
+
+
+def replace_folder(incoming: Path, output: Path) -> None:
+    """Put the assembled site at `output` by renames (the old site moves aside first, then goes)."""
+    outgoing = beside(output, "old")
     if output.exists():
         output.rename(outgoing)
     incoming.rename(output)
@@ -276,12 +279,14 @@ def build_site(output: Path = DEFAULT_OUTPUT, launch: Launch = Launch(),
     check_replaceable(output)
     with tempfile.TemporaryDirectory(prefix="reservation-lab-site-") as scratch:
         staged = Path(scratch)
-        for language in languages:
-            stage(language, staged / "source" / language, launch, languages)
-        site = staged / "site"
-        for language, html in run_builds(staged, languages).items():
+        titles = {language: stage(language, staged / "source" / language, launch, languages)
+                  for language in languages}
+        built = run_builds(staged, languages)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        site = beside(output, "new")
+        for language, html in built.items():
             shutil.copytree(html, site / language, ignore=shutil.ignore_patterns(".buildinfo", ".doctrees"))
-        (site / "index.html").write_text(front_page(languages), encoding="utf-8")
+        (site / "index.html").write_text(front_page(titles), encoding="utf-8")
         (site / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ and _images/ as they are
         (site / MARKER).write_text("Built by ./lab site; the next ./lab site replaces this whole folder.\n")
         replace_folder(site, output)

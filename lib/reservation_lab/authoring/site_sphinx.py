@@ -57,8 +57,11 @@ class LabCellLexer(Lexer):
 
 
 def _settings(app: Any) -> dict[str, Any]:
-    path = Path(app.srcdir) / SETTINGS
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    """The staged site.json, read once per build (every page's context asks for it)."""
+    if not hasattr(app, "course_site"):
+        path = Path(app.srcdir) / SETTINGS
+        app.course_site = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return app.course_site
 
 
 def _configure(app: Any, config: Any) -> None:
@@ -69,7 +72,7 @@ def _configure(app: Any, config: Any) -> None:
     if settings.get("search_bar"):
         options["search_bar_text"] = settings["search_bar"]
     if settings.get("repository"):
-        options.update(repository_url=settings["repository"], repository_branch=settings.get("branch", "main"),
+        options.update(repository_url=settings["repository"], repository_branch=settings["branch"],
                        path_to_docs=settings["path_to_docs"], use_repository_button=True)
         options["launch_buttons"] = {**options.get("launch_buttons", {}), "binderhub_url": BINDER}
         if settings.get("jupyterhub"):

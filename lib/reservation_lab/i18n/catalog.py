@@ -62,9 +62,14 @@ def languages() -> list[str]:
     return sorted(found - {REFERENCE}) + [REFERENCE]
 
 
+def meta(language: str, name: str, default: Any) -> Any:
+    """One fact of the language's `[meta]` (name, decimal, singular, locale), `default` without it."""
+    return ((catalog(language) or {}).get("meta") or {}).get(name, default)
+
+
 def language_name(language: str) -> str:
     """The language's own name for itself (its catalog's meta.name: "Deutsch"), or its code without a catalog."""
-    return ((catalog(language) or {}).get("meta") or {}).get("name", language)
+    return meta(language, "name", language)
 
 
 def entries(language: str, folder: Path | None = None) -> dict[str, str]:
@@ -86,7 +91,7 @@ def placeholders(template: str) -> set[str]:
 def number(value: float, language: str, digits: int = 1) -> str:
     """A decimal number as the language writes it (its catalog's meta.decimal, a point by default)."""
     shown = f"{value:.{digits}f}"
-    sign = ((catalog(language) or {}).get("meta") or {}).get("decimal", ".")
+    sign = meta(language, "decimal", ".")
     return shown.replace(".", sign)
 
 
@@ -108,7 +113,7 @@ def template(key: str, language: str) -> str:
 def _form(message: Message, language: str) -> str:
     if message.count is None:
         return message.key
-    singular = ((catalog(language) or catalog(REFERENCE) or {}).get("meta") or {}).get("singular", [1])
+    singular = meta(language if catalog(language) else REFERENCE, "singular", [1])
     return f"{message.key}_{'one' if message.values[message.count] in singular else 'other'}"
 
 
