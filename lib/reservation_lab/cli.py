@@ -120,16 +120,25 @@ def _jupyter(args: argparse.Namespace) -> int:
     return 0  # not reached: launch() replaces this process
 
 
-def _grade(args: argparse.Namespace) -> int:
-    """Grade every learner notebook in a folder; print the table (CSV and JSON beside the runs)."""
+def _add_parameter_option(parser: argparse.ArgumentParser, text: str) -> None:
+    """`-p NAME VALUE`, repeatable: a notebook parameter, its value read as YAML (`_parameters`)."""
+    parser.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                        help=text)
+
+
+def _parameters(args: argparse.Namespace) -> dict[str, object]:
     import yaml
 
+    return {name: yaml.safe_load(value) for name, value in args.parameter}
+
+
+def _grade(args: argparse.Namespace) -> int:
+    """Grade every learner notebook in a folder; print the table (CSV and JSON beside the runs)."""
     from reservation_lab.authoring.grading import grade_all, render
 
     submissions = Path(args.submissions).resolve()
     out = Path(args.out).resolve() if args.out else submissions / "graded"
-    parameters = {name: yaml.safe_load(value) for name, value in args.parameter}
-    results = grade_all(submissions, out, args.language, parameters, jobs=args.jobs, timeout=args.timeout)
+    results = grade_all(submissions, out, args.language, _parameters(args), jobs=args.jobs, timeout=args.timeout)
     print(render(results))
     print(f"\n{out / 'grades.csv'}\n{out / 'grades.json'}")
     return 0
@@ -142,18 +151,15 @@ def _add_grade(sub: argparse._SubParsersAction) -> None:
     grade.add_argument("--out", help="where the runs, grades.csv and grades.json go (default: SUBMISSIONS/graded)")
     grade.add_argument("--jobs", type=int, help="notebooks run at the same time (default: half the cores)")
     grade.add_argument("--timeout", type=float, default=900, help="seconds one notebook may run (then: hung)")
-    grade.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
-                       help="a notebook parameter for every run (YAML value), e.g. -p seed 7 -p workloads 10")
+    _add_parameter_option(grade, "a notebook parameter for every run (YAML value), e.g. -p seed 7 -p workloads 10")
     grade.set_defaults(func=_grade)
 
 
 def _nbgrader(args: argparse.Namespace) -> int:
-    import yaml
-
     from reservation_lab.authoring.nbgrader_course import describe, write_course
 
     folder = Path(args.folder).resolve()
-    write_course(folder, args.language, {name: yaml.safe_load(value) for name, value in args.parameter})
+    write_course(folder, args.language, _parameters(args))
     print(describe(folder))
     return 0
 
@@ -162,8 +168,7 @@ def _add_nbgrader(sub: argparse._SubParsersAction) -> None:
     course = sub.add_parser("nbgrader", help="write the exercises as an nbgrader course (a teacher's JupyterHub)")
     course.add_argument("folder", help="the course folder: nbgrader_config.py and source/reservations/ go there")
     course.add_argument("--language", default="de", choices=COURSE_LANGUAGES)
-    course.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
-                        help="a parameter of the graded notebook (YAML value), e.g. -p workloads 10")
+    _add_parameter_option(course, "a parameter of the graded notebook (YAML value), e.g. -p workloads 10")
     course.set_defaults(func=_nbgrader)
 
 

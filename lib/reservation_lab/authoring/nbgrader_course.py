@@ -1,4 +1,4 @@
-"""`./lab build nbgrader FOLDER`: the exercises notebook as an nbgrader course, for a teacher on JupyterHub.
+"""`./lab nbgrader FOLDER`: the exercises notebook as an nbgrader course, for a teacher on JupyterHub.
 
 FOLDER gets `nbgrader_config.py` and `source/reservations/exercises.ipynb`: the learner's exercises notebook of one
 language with the metadata nbgrader reads. The file cells are autograded answers whose marked place holds the
@@ -26,8 +26,7 @@ from nbgrader.preprocessors import Execute
 from reservation_lab.authoring.builder import EXERCISES, notebook_path, render
 from reservation_lab.authoring.socket_kernels import AsyncSocketFileKernelManager
 from reservation_lab.course.files import MAGIC
-from reservation_lab.course.parameters import EXERCISE_DEFAULTS, parameters_source
-from reservation_lab.errors import LabError
+from reservation_lab.course.parameters import EXERCISE_DEFAULTS, check_known, parameters_source
 from reservation_lab.exercises.catalog import Exercise, exercises
 
 ASSIGNMENT = "reservations"
@@ -90,10 +89,8 @@ def teacher_notebook(language: str, parameters: dict[str, Any] | None = None) ->
     `parameters` override the parameters cell's defaults (e.g. a smaller `workloads` for a quick autograde).
     """
     nb = nbformat.read(notebook_path(language, EXERCISES), as_version=4)
+    check_known(parameters or {}, EXERCISE_DEFAULTS)
     values = {**EXERCISE_DEFAULTS, **(parameters or {})}
-    unknown = sorted(set(values) - set(EXERCISE_DEFAULTS))
-    if unknown:
-        raise LabError("errors.unknown_parameters", unknown=", ".join(unknown), known=", ".join(EXERCISE_DEFAULTS))
     catalog = exercises()
     for cell in nb.cells:
         if cell.cell_type != "code":
@@ -119,7 +116,7 @@ def teacher_notebook(language: str, parameters: dict[str, Any] | None = None) ->
 
 
 CONFIG = '''\
-# nbgrader's configuration for the reservation lab's exercises ({language}), written by `./lab build nbgrader`.
+# nbgrader's configuration for the reservation lab's exercises ({language}), written by `./lab nbgrader`.
 # Run nbgrader in this folder: `nbgrader generate_assignment {assignment}`, then, with the learners' notebooks in
 # submitted/<learner>/{assignment}/, `nbgrader autograde {assignment}`.
 from nbgrader.converters.autograde import Autograde

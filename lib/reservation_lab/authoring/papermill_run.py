@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from reservation_lab.authoring.builder import languages, notebook_path
-from reservation_lab.course.parameters import DEFAULTS
+from reservation_lab.course.parameters import DEFAULTS, check_known
 from reservation_lab.domain.config import new_run_name
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import quoted
@@ -50,9 +50,7 @@ def run_course(
     `overrides` are notebook parameters (cloud, account_name, workshop, burst_size, port); the rest keep the
     defaults of course.parameters. `notebook` runs another copy of it (e.g. one with an edited cell) instead.
     """
-    unknown = sorted(set(overrides) - set(DEFAULTS))
-    if unknown:
-        raise LabError("errors.unknown_parameters", unknown=", ".join(unknown), known=", ".join(DEFAULTS))
+    check_known(overrides)
     import papermill
 
     from reservation_lab.authoring.papermill_engine import execute

@@ -7,9 +7,11 @@ and run_course take their defaults from here too.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from reservation_lab.domain.facts import BURST_SIZE
+from reservation_lab.errors import LabError
 
 DEFAULTS: dict[str, Any] = {
     "cloud": False,  # False: local only; True: your Cloudflare account; "rehearsal": a local stand-in for it
@@ -34,6 +36,13 @@ EXERCISE_DEFAULTS: dict[str, Any] = {  # the exercises notebook's parameters
     "grade_seconds": 50,  # how long a grade may search and shrink
     "grading": False,  # a teacher's run (./lab grade): every grade recorded in report.json
 }
+
+
+def check_known(names: Iterable[str], defaults: dict[str, Any] = DEFAULTS) -> None:
+    """Refuse parameter names the notebook does not have, naming the ones it has (one sentence, nothing run)."""
+    unknown = sorted(set(names) - set(defaults))
+    if unknown:
+        raise LabError("errors.unknown_parameters", unknown=", ".join(unknown), known=", ".join(defaults))
 
 
 def parameters_source(language: str, defaults: dict[str, Any] = DEFAULTS) -> str:
