@@ -162,3 +162,17 @@ def skip_without_chromium() -> None:
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (`./lab test` does so when run as root)")
     pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+
+
+@contextmanager
+def chromium_browser() -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright (every launch a fresh, empty profile); skips without them."""
+    skip_without_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -41,7 +41,7 @@ from reservation_lab.authoring.site import (
 from reservation_lab.i18n import COURSE_LANGUAGES, describe, language_name, message, plural
 from reservation_lab.i18n.catalog import entries
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
-from tests.support import CHROMIUM, CHROMIUM_FLAGS, english_lines, skip_without_chromium, with_environment_bin
+from tests.support import chromium_browser, english_lines, with_environment_bin
 
 REPOSITORY = "https://github.com/example-school/reservation-lab"
 HUB = "https://hub.example.edu"
@@ -443,13 +443,8 @@ class Watched:
 
 @pytest.fixture(scope="module")
 def browser(served: str) -> Iterator[Any]:
-    skip_without_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+    with chromium_browser() as chromium:
         yield chromium
-        chromium.close()
 
 
 @pytest.fixture

@@ -35,7 +35,7 @@ from reservation_lab.runtime.ports import LOOPBACK, free_port
 from reservation_lab.runtime.processes import environment_of
 from reservation_lab.runtime.toolchain import pinned_wrangler_version
 from reservation_lab.runtime.waiting import wait_until
-from tests.support import CHROMIUM, CHROMIUM_FLAGS, lab_processes, skip_without_chromium
+from tests.support import chromium_browser, lab_processes, skip_without_chromium
 
 pytestmark = pytest.mark.browser
 
@@ -152,13 +152,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
 
 @pytest.fixture(scope="module")
 def browser(lab: Lab) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        # Playwright gives every launch a fresh, empty profile (its own --user-data-dir).
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+    with chromium_browser() as chromium:
         yield chromium
-        chromium.close()
 
 
 def output_text(page: Any) -> str:

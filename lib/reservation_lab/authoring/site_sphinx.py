@@ -26,7 +26,7 @@ SETTINGS = "site.json"
 LEXER = "lab-cell"
 LAB_FILE = re.compile(r"%%lab_file\s+(\S+)")
 BINDER = "https://mybinder.org"
-SCRIPT_WORDS = """for (const [text, translated] of Object.entries(Documentation.TRANSLATIONS)) {{
+SEARCH_SCRIPT = """for (const [text, translated] of Object.entries(Documentation.TRANSLATIONS)) {{
   if (!translated || (Array.isArray(translated) && !translated.every(Boolean))) delete Documentation.TRANSLATIONS[text];
 }}
 Documentation.PLURAL_EXPR = (n) => ({singular}.includes(n) ? 0 : 1);
@@ -94,7 +94,7 @@ def _theme_words(app: Any) -> None:
         # plural rule yields true/false (no index: the count fails), es's no-results sentence is ungrammatical.
         # Empty entries go (English shows, and a test sees it), then the course's words, in two plural forms chosen
         # by the catalog's meta.singular, as every count the course prints.
-        app.add_js_file(None, priority=900, body=SCRIPT_WORDS.format(words=json.dumps(settings["script_words"]),
+        app.add_js_file(None, priority=900, body=SEARCH_SCRIPT.format(words=json.dumps(settings["script_words"]),
                                                                      singular=json.dumps(settings["singular"])))
 
 
