@@ -371,7 +371,8 @@ def test_the_downloads_are_the_committed_notebooks(built: Built) -> None:
 def test_the_race_plot_says_what_it_shows(built: Built) -> None:
     for language in COURSE_LANGUAGES:
         images = Page(built.output / language / f"{LAB_PAGE}.html").images
-        assert [image["alt"] for image in images if "_images/" in image["src"]] == [message("site.race_plot", language)]
+        plots = [image["alt"] for image in images if "_images/" in image["src"]]
+        assert plots == [message("site.figure_race_plot", language)]
         launch = {image["alt"] for image in images if "/logo_" in image["src"]}
         assert launch == {f"{service} {message('theme.logo', language)}" for service in ("Binder", "JupyterHub")}
 

@@ -43,7 +43,7 @@ SCRIPT_WORDS = ("theme.search_results", "theme.searching", "theme.preparing_sear
 SEARCH_FOUND = ("theme.search_found_one", "theme.search_found_other")  # one message with two forms, in the script
 NOT_GETTEXT = {"theme.search_bar", *SCRIPT_WORDS, *SEARCH_FOUND}
 MARKER = ".reservation-lab-site"  # in every site this command builds: only such a folder is ever replaced
-FIGURES = {"race-plot": "site.race_plot"}  # cell id -> the catalog entry that describes its figure (alt text)
+FIGURE = "site.figure_{}"  # a figure's alt text: the catalog entry named after its cell (race-plot: figure_race_plot)
 BUILD_TIMEOUT = 300  # seconds for the parallel Sphinx builds together (about 3 here: bench/bench_site.py)
 
 
@@ -100,7 +100,7 @@ def anchored(notebook: dict[str, Any], page: str, language: str) -> dict[str, An
         if cell["cell_type"] == "markdown":
             cell = {**cell, "source": f"(cell-{page}-{cell['id']})=\n{''.join(cell['source'])}"}
         elif any("image/png" in output.get("data", {}) for output in cell.get("outputs", [])):
-            alt = {"mystnb": {"image": {"alt": message(FIGURES[cell["id"]], language)}}}
+            alt = {"mystnb": {"image": {"alt": message(FIGURE.format(cell["id"].replace("-", "_")), language)}}}
             cell = {**cell, "metadata": {**cell["metadata"], **alt}}
         cells.append(cell)
     language_info = {**notebook["metadata"].get("language_info", {}), "pygments_lexer": "lab-cell"}
