@@ -24,7 +24,6 @@ import nbformat
 import yaml
 
 from reservation_lab.authoring.kernel import DISPLAY_NAME, KERNEL_NAME
-from reservation_lab.authoring.translations import MARKER  # `<!-- key -->`, or `<!-- key @<about's hash> -->`
 from reservation_lab.course.files import MAGIC, cell_text
 from reservation_lab.course.friendly import CELL_NAMES
 from reservation_lab.course.parameters import DEFAULTS, EXERCISE_DEFAULTS, parameters_source
@@ -34,6 +33,8 @@ from reservation_lab.runtime.redact import redact
 SOURCE_DIR = NOTEBOOKS_DIR / "source"
 NOTEBOOK_NAME = "concurrent-reservations.ipynb"
 CHECK_TAG = "nbval-check-output"
+MARKER = re.compile(r"^<!-- (?P<key>[a-z0-9-]+)(?: @(?P<hash>[0-9a-f]{8}))? -->$")  # a prose section's start; @:
+# the fingerprint of the `about:` brief it was written against (authoring/translations.py)
 TERMINAL = re.compile(r"^<!-- terminal: ([a-z0-9-]+) -->$", re.MULTILINE)  # a block of notebooks/source/terminal/
 KERNELSPEC = {"name": KERNEL_NAME, "display_name": DISPLAY_NAME, "language": "python"}
 

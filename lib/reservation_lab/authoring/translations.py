@@ -20,17 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from reservation_lab.authoring.builder import EXERCISES, LAB, MARKER, load_cells
+from reservation_lab.i18n.catalog import CATALOG_DIR, REFERENCE, entries
 
-from reservation_lab.i18n.catalog import REFERENCE, entries
-from reservation_lab.paths import NOTEBOOKS_DIR, PACKAGE_DIR
-
-CATALOG_DIR = PACKAGE_DIR / "i18n" / "catalogs"
-SOURCES = {"lab": NOTEBOOKS_DIR / "source", "exercises": NOTEBOOKS_DIR / "source" / "exercises"}
+SOURCES = {"lab": LAB.source_dir, "exercises": EXERCISES.source_dir}  # the prefix of a prose key, its cells.yml
 SKIPPED_SECTIONS = {"meta"}  # the language's own name and plural rule: nothing translated from English
 SECTION = re.compile(r"^\[([a-z_]+)\]")
 ENTRY = re.compile(r'^(?P<key>[A-Za-z0-9_]+) = (?P<value>"(?:[^"\\]|\\.)*")(?:\s*# @(?P<hash>[0-9a-f]{8}))?\s*$')
-MARKER = re.compile(r"^<!-- (?P<key>[a-z0-9-]+)(?: @(?P<hash>[0-9a-f]{8}))? -->$")
 
 
 def fingerprint(text: str) -> str:
@@ -61,7 +57,7 @@ def briefs(sources: dict[str, Path] = SOURCES) -> dict[str, str]:
     """`notebook:name` → the `about:` brief of each prose cell."""
     found = {}
     for notebook, folder in sources.items():
-        for cell in yaml.safe_load((folder / "cells.yml").read_text()):
+        for cell in load_cells(folder):
             if "prose" in cell:
                 found[f"{notebook}:{cell['prose']}"] = cell.get("about", "")
     return found
