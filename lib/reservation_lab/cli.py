@@ -11,7 +11,8 @@
     cleanup   delete exactly what a cloud run deployed, after any failure, and prove it (verify deleted)
     drill     crash, load and bad-input drills against a local wrangler dev
     kernel    install the course's named Jupyter kernel (idempotent) and print its name
-    jupyter   JupyterLab on notebooks/, loopback only; its terminals have the course's node, npx and wrangler
+    jupyter   JupyterLab on the learner's own copies of the notebooks (workspace/, git-ignored), loopback only;
+              its terminals have the course's node, npx and wrangler
 
 Sits on top of every layer and imports each command's module only when that command runs.
 """
@@ -260,7 +261,8 @@ def parser() -> argparse.ArgumentParser:
     _add_translations(sub)
     _add_site(sub)
     sub.add_parser("kernel", help="install the course's Jupyter kernel").set_defaults(func=_kernel)
-    jupyter = sub.add_parser("jupyter", help="JupyterLab on notebooks/ (127.0.0.1; terminals can redo the lab)")
+    jupyter = sub.add_parser("jupyter", help="JupyterLab on your own copies of the notebooks in workspace/ "
+                                             "(notebooks/ untouched; 127.0.0.1; terminals can redo the lab)")
     jupyter.set_defaults(func=_jupyter)
     return root
 

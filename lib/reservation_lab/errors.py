@@ -49,6 +49,10 @@ class WranglerError(LabError):
     """A wrangler subcommand failed."""
 
 
+class PausedOnPurpose(LabError):
+    """A Run All stopped on purpose (before step 7: look at the dashboard first); nothing failed."""
+
+
 class InvariantError(Localized, AssertionError):
     """A lab invariant does not hold; the message names which and how."""
 

@@ -11,6 +11,7 @@ import nbformat
 import pytest
 
 from reservation_lab.authoring.papermill_run import run_course
+from reservation_lab.cloudflare_double.scenarios import EMAIL
 from reservation_lab.errors import LabError
 from tests.support import english_lines, output_text
 
@@ -82,9 +83,13 @@ def assert_the_rehearsal_ran(root: Path, burst_size: int) -> None:
     assert f"Successfully deleted {run}" in shown["cleanup-delete"]
     assert shown["cloud-verify"].count("PASS: deployed") == 1 and "PASS: deployed" in shown["redeploy-verify"]
     assert "PASS: deleted" in shown["cleanup-verify"] and '"loggedIn": false' in shown["after-logout"]
+    # the rehearsal plays a fresh free account (`<e-mail>'s Account`): step 1 passed with the notebook's defaults
+    assert "\"<Ihre E-Mail-Adresse>'s Account\"" in shown["login"] and "das Lab verwendet es" in shown["login"]
     account = re.search(r'"account_id": "(\w+)"', (root / "wrangler.jsonc").read_text()).group(1)
     everything = "".join(shown.values())
-    assert account not in everything and "example.invalid" not in everything
-    leftovers = [p for p in root.rglob("*") if p.is_file() and not p.is_symlink()
-                 and re.search(rb"double-[\w-]{20,}", p.read_bytes())]
-    assert leftovers == []  # no access token of the double in any file of the run
+    assert account not in everything and EMAIL not in everything and "example.invalid" not in everything
+    files = [p for p in root.rglob("*") if p.is_file() and not p.is_symlink()]
+    assert [p for p in files if re.search(rb"double-[\w-]{20,}", p.read_bytes())] == []  # no token of the double
+    assert [p for p in files if EMAIL.encode() in p.read_bytes()] == []  # no e-mail in any file the run leaves
+    seeds_configs = {root / "wrangler.jsonc", root / "wrangler.cleanup.jsonc"}  # account_id: the seeds' design
+    assert [p for p in files if account.encode() in p.read_bytes() and p not in seeds_configs] == []

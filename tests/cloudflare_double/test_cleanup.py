@@ -78,10 +78,10 @@ def test_a_status_read_right_after_a_deploy_rides_out_edge_errors(double: Cloudf
 
     url = steps.deploy(cloud_run).url
     steps.wait_until_ready(url, settle=0)
-    double.account.faults.status_errors = 2
+    double.user.faults.status_errors = 2
     with LabClient(url, retries=5, retry_delay=0.05) as client:
         assert client.status("after-redeploy")["capacity"] == 4
-    double.account.faults.status_errors = 1
+    double.user.faults.status_errors = 1
     with LabClient(url) as client, pytest.raises(LabError):
         client.status("after-redeploy")
 

@@ -15,7 +15,7 @@ from reservation_lab.domain.runs import RunFolder
 
 
 def secrets_of(double: CloudflareDouble) -> list[str]:
-    return [double.token, double.account.id, double.account.email]
+    return [double.token, double.account.id, double.user.email]
 
 
 def files_containing(root: Path, secret: str) -> list[str]:
@@ -26,8 +26,10 @@ def files_containing(root: Path, secret: str) -> list[str]:
 def test_deploy_burst_verify_redeploy_cleanup_delete(double: CloudflareDouble, cloud_run: RunFolder,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     identity = steps.whoami(cloud_run)
-    assert identity.names() == ["LabEx Learning"]
-    assert identity.account_id_for("LabEx Learning") == double.account.id
+    assert identity.names() == [f"{double.user.email}'s Account"]  # a fresh free account, named after the e-mail
+    assert identity.public()["accounts"] == [{"name": "<your e-mail>'s Account"}]
+    assert steps.choose_account(identity, "LabEx Learning") == double.account.id  # the only account: used
+    assert "'s Account" in capsys.readouterr().out
 
     deployment = steps.deploy(cloud_run)
     assert deployment.url == f"https://{cloud_run.name}.lab-learner.workers.dev"
@@ -67,13 +69,14 @@ def test_device_login_whoami_token_logout_and_nothing_secret_left(oauth_double: 
     printed = capsys.readouterr().out
     assert "To authorize Wrangler, please visit:" in printed and "Successfully logged in." in printed
     identity = steps.whoami(run)
-    assert identity.logged_in and identity.auth_type == "OAuth Token" and identity.names() == ["LabEx Learning"]
+    assert identity.logged_in and identity.auth_type == "OAuth Token"
+    assert identity.names() == [oauth_double.account.name]
     token = steps.api_token(run)
-    assert oauth_double.account.authorized(token)
+    assert oauth_double.user.authorized(token)
     steps.logout(run)
     assert "Successfully logged out." in capsys.readouterr().out
-    assert not oauth_double.account.authorized(token)  # revoked, not just forgotten
+    assert not oauth_double.user.authorized(token)  # the double revokes it with its refresh token (RFC 7009 §2.1)
     assert steps.whoami(run).logged_in is False
-    for secret in (token, oauth_double.account.email):
+    for secret in (token, oauth_double.user.email):
         assert files_containing(run.root, secret) == []
     assert oauth_double.account.id not in capsys.readouterr().out

@@ -12,7 +12,9 @@ import pytest
 from reservation_lab.course import cloud_mode
 from reservation_lab.course.session import Session, start
 from reservation_lab.errors import LabError
+from reservation_lab.runtime.cloud_env import REAL, cloud_environment
 from reservation_lab.runtime.commands import announce, show_commands
+from reservation_lab.runtime.wrangler import wrangler_env
 from tests.support import raises_key
 
 
@@ -51,17 +53,32 @@ def test_before_the_setup_cell_there_is_no_session_to_choose_a_cloud_for() -> No
         sessions._CURRENT["session"] = previous
 
 
-def test_the_rehearsal_points_everything_at_the_double_marks_cloud_commands_and_cleans_up(
+LEARNERS_CREDENTIALS = {"CLOUDFLARE_API_TOKEN": "a-real-token-of-the-learner", "CLOUDFLARE_API_KEY": "k" * 37,
+                        "CLOUDFLARE_EMAIL": "real@example.com", "CLOUDFLARE_AUTH_USE_KEYRING": "true",
+                        "CLOUDFLARE_ACCOUNT_ID": "f" * 32, "CF_API_TOKEN": "legacy-token-of-the-learner",
+                        "WRANGLER_CLIENT_ID": "someone-elses-oauth-client", "CLOUDFLARE_API_ENVIRONMENT": "staging"}
+
+
+def test_the_rehearsal_points_cloud_commands_at_the_double_and_never_touches_the_kernels_environment(
         session: Session, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
         tmp_path: Path) -> None:
-    monkeypatch.setenv("CLOUDFLARE_API_TOKEN", "a-real-token-of-the-learner")
+    for name, value in LEARNERS_CREDENTIALS.items():
+        monkeypatch.setenv(name, value)
     before = dict(os.environ)
     cloud_mode.choose_cloud("rehearsal")
     double = session.rehearsal.double
     assert "Generalprobe:" in capsys.readouterr().out
-    assert os.environ["CLOUDFLARE_API_BASE_URL"] == double.origin + "/client/v4"
-    assert "CLOUDFLARE_API_TOKEN" not in os.environ  # the learner's token never reaches the double
-    assert os.environ["HOME"] != before["HOME"]  # wrangler's login of the rehearsal lives apart from the real one
+    assert dict(os.environ) == before  # the kernel's environment is never written
+    seen = cloud_environment()
+    assert seen.get("CLOUDFLARE_API_BASE_URL") == double.origin + "/client/v4"
+    assert seen.get("HOME") != before["HOME"]  # wrangler's login of the rehearsal lives apart from the real one
+    for name in LEARNERS_CREDENTIALS:  # built, not inherited: no credential of the learner reaches the double
+        assert seen.get(name) in (None, "false"), name
+    assert seen.get("CLOUDFLARE_AUTH_USE_KEYRING") == "false"  # its logout cannot delete the learner's keyring key
+    wrangler = seen.apply(wrangler_env(tmp_path / "logs"))
+    assert not set(LEARNERS_CREDENTIALS.values()) - {"true"} & set(wrangler.values())
+    assert wrangler["CLOUDFLARE_AUTH_USE_KEYRING"] == "false" and wrangler["HOME"] == seen.get("HOME")
+    assert wrangler_env(tmp_path / "logs")["HOME"] == before["HOME"]  # local wrangler dev keeps the kernel's
     with httpx.Client(trust_env=False) as client:
         assert client.get(double.origin + "/client/v4/user").status_code == 400  # no token: refused, as Cloudflare
     show_commands(True)
@@ -74,4 +91,6 @@ def test_the_rehearsal_points_everything_at_the_double_marks_cloud_commands_and_
     assert shown[0].startswith("(Generalprobe) [") and shown[1].startswith("[")
     session.stop()  # what a re-run setup cell does to the previous session
     assert dict(os.environ) == before and not double.root.exists() and session.rehearsal is None
+    assert cloud_environment() is REAL
+    assert cloud_environment().get("CLOUDFLARE_API_TOKEN") == "a-real-token-of-the-learner"
     session.stop()  # twice is fine

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,8 +16,8 @@ from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError, WranglerError
 from reservation_lab.runtime.ports import LOOPBACK, free_port
 from reservation_lab.runtime.processes import group_members, processes_mentioning
-from reservation_lab.runtime.toolchain import pinned_wrangler_version
-from reservation_lab.runtime.wrangler import run_wrangler, wrangler_env
+from reservation_lab.runtime.toolchain import find_toolchain, pinned_wrangler_version
+from reservation_lab.runtime.wrangler import AGENT_VALUES, AGENT_VARIABLES, run_wrangler, wrangler_env
 from tests.support import raises_key
 
 PINNED = pinned_wrangler_version()
@@ -155,3 +157,146 @@ def test_failure_output_is_plain_text(tmp_path: Path) -> None:
                           cwd=tmp_path, echo=None, timeout=60, check=False)
     assert "Could not read file" in result.output
     assert "\x1b[" not in result.output
+
+
+# The pinned bundle's own agent detection, run by node: the am-i-vibing section of cli.js (from its `detector-…mjs`
+# banner to the end of `src/utils/detect-agent.ts`) evaluated as it stands, with esbuild's lazy-init helper, no-ops for
+# the module inits it calls from outside, and a getProcessAncestry that only counts calls. Reads a JSON list of
+# environments on stdin; answers wrangler's providers, detectAgent() for each environment, and the section's lines.
+DETECT_AGENT_JS = r"""
+const fs = require("fs");
+const file = process.argv.at(-1);
+const text = fs.readFileSync(file, "utf8");
+const start = text.search(/^\/\/ [^\n]*\/am-i-vibing\/dist\/detector-[^\n]*$/m);
+const tail = text.indexOf("\n// src/utils/detect-agent.ts\n", start);
+const init = text.indexOf("var init_detect_agent = __esm(", tail);
+const end = text.indexOf("\n});\n", init) + 5;
+if (start < 0 || tail < 0 || init < 0 || end < 5) throw new Error("no detectAgent in " + file);
+const source = text.slice(start, end);
+const defined = new Set([...source.matchAll(/\bvar (init_\w+) = __esm\(/g)].map((m) => m[1]));
+const outside = [...new Set([...source.matchAll(/\b(init_\w+)\(\);/g)].map((m) => m[1]))]
+  .filter((name) => !defined.has(name));
+const __esm = (mod) => { let done = false; return () => { if (!done) { done = true; Object.values(mod)[0](); } }; };
+let ancestryCalls = 0;
+const fake = { env: {} };
+const load = new Function("process", "__esm", "__name", "getProcessAncestry", ...outside,
+  source + "\ninit_detect_agent();\nreturn { providers, detectAgent };");
+const { providers, detectAgent } = load(fake, __esm, (f) => f, () => { ancestryCalls += 1; return []; },
+  ...outside.map(() => () => {}));
+const results = JSON.parse(fs.readFileSync(0, "utf8")).map((env) => { fake.env = env; return detectAgent(); });
+const line = (offset) => text.slice(0, offset).split("\n").length;
+process.stdout.write(JSON.stringify({
+  providers: providers.map((p) => ({ id: p.id, type: p.type, envVars: p.envVars ?? [],
+    customDetectors: (p.customDetectors ?? []).length })),
+  results, ancestryCalls, lines: [line(start), line(end)],
+}));
+"""
+# Conjuncts the course leaves alone because the other half of their group is removed (AGENT_VALUES).
+KEPT_CONJUNCTS = frozenset({"HOME", "SHELL", "TERM_PROGRAM", "REPLIT_MODE"})
+
+
+def bundle_detect_agent(envs: list[dict[str, str]]) -> dict[str, Any]:
+    """What the pinned cli.js's detectAgent answers for each environment, and its providers."""
+    toolchain = find_toolchain()
+    cli_js = toolchain.wrangler_js.parent.parent / "wrangler-dist" / "cli.js"
+    done = subprocess.run([str(toolchain.node), "-e", DETECT_AGENT_JS, str(cli_js)], input=json.dumps(envs),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def conditions(group: Any) -> list[list[tuple[str, str | None]]]:
+    """The ways to satisfy one envVars group of am-i-vibing: each a list of (name, value or None for any value)."""
+    def one(condition: Any) -> tuple[str, str | None]:
+        return (condition, None) if isinstance(condition, str) else (condition[0], condition[1])
+
+    if isinstance(group, str | list):
+        return [[one(group)]]
+    required = [one(condition) for condition in group.get("all", [])]
+    alternatives = [one(condition) for condition in group.get("any", [])]
+    return [required + [choice] for choice in alternatives] if alternatives else [required]
+
+
+def stripped(name: str, value: str | None) -> bool:
+    """Whether wrangler_env removes `name` set to `value` (None: whatever its value)."""
+    return name in AGENT_VARIABLES or (value is not None and value in AGENT_VALUES.get(name, ()))
+
+
+def test_wrangler_env_strips_every_agent_marker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No variable that makes wrangler take itself for an agent's tool reaches it, not even from `extra`; ordinary
+    values of USER, PAGER, GIT_PAGER, HOME and TERM_PROGRAM are kept."""
+    for name in AGENT_VARIABLES:
+        monkeypatch.setenv(name, "1")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("TERM_PROGRAM", "vscode")
+    for name, values in AGENT_VALUES.items():
+        for value in values:
+            monkeypatch.setenv(name, value)
+            env = wrangler_env(tmp_path, {"REPL_ID": "from-extra", "AI_AGENT": "crush"})
+            assert name not in env, f"{name}={value!r} reaches wrangler"
+            assert not AGENT_VARIABLES & env.keys(), f"reach wrangler: {sorted(AGENT_VARIABLES & env.keys())}"
+            assert env["HOME"] == str(tmp_path)
+            assert env["TERM_PROGRAM"] == "vscode"
+    for name in AGENT_VARIABLES:
+        assert os.environ[name] == "1", "os.environ itself is untouched"
+    monkeypatch.setenv("USER", "learner")
+    monkeypatch.setenv("PAGER", "less")
+    monkeypatch.setenv("GIT_PAGER", "less -R")
+    env = wrangler_env(tmp_path)
+    assert (env["USER"], env["PAGER"], env["GIT_PAGER"]) == ("learner", "less", "less -R")
+
+
+def test_agent_markers_cover_the_pinned_detect_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Against the pinned cli.js's own detectAgent: every way its providers recognise an agent is detected as such by
+    itself, and none is once wrangler_env has built the environment; every variable it reads is known here; it neither
+    looks at the process ancestry nor runs custom detectors. A wrangler bump that adds a marker fails here."""
+    providers = bundle_detect_agent([])["providers"]
+    assert len(providers) > 20, providers
+    assert not [p["id"] for p in providers if p["customDetectors"]], "custom detectors cannot be switched off by env"
+    agent_ways = [(p["id"], way) for p in providers if p["type"] == "agent"
+                  for group in p["envVars"] for way in conditions(group)]
+    read = {name for _, way in agent_ways for name, _ in way}
+    unknown = read - AGENT_VARIABLES - AGENT_VALUES.keys() - KEPT_CONJUNCTS
+    assert not unknown, f"cli.js's detectAgent reads variables AGENT_VARIABLES lacks: {sorted(unknown)}"
+    uncovered = [(agent, way) for agent, way in agent_ways if not any(stripped(n, v) for n, v in way)]
+    assert not uncovered, f"ways to be an agent that wrangler_env leaves intact: {uncovered}"
+
+    raw = [{name: value or "1" for name, value in way} for _, way in agent_ways]
+    built = []
+    for env in raw:
+        with monkeypatch.context() as patch:
+            for name, value in env.items():
+                patch.setenv(name, value)
+            built.append(wrangler_env(tmp_path))
+    answer = bundle_detect_agent([{}, *raw, *built])
+    assert answer["results"][0] == {"isAgent": False, "id": None}
+    detected = answer["results"][1:1 + len(raw)]
+    assert all(result["isAgent"] for result in detected), list(zip(raw, detected, strict=True))
+    after = answer["results"][1 + len(raw):]
+    still = [(agent, result["id"]) for (agent, _), result in zip(agent_ways, after, strict=True) if result["isAgent"]]
+    assert not still, f"wrangler still detects an agent after wrangler_env: {still}"
+    assert answer["ancestryCalls"] == 0, "detectAgent looked at the process ancestry, which no env change hides"
+    assert answer["lines"][0] < answer["lines"][1]
+
+
+def test_deploy_does_not_act_for_an_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real pinned wrangler, started from an agent-driven editor or Replit: `deploy --dry-run` without a Worker
+    name fails as in a plain terminal instead of naming the Worker after the project, the way it does for an agent
+    (the same choice that registers a workers.dev subdomain unasked); the control run shows the probe works."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "index.js").write_text('export default { fetch() { return new Response("hi"); } };\n')
+    (tmp_path / "package.json").write_text('{"name": "agent-probe", "main": "src/index.js"}\n')
+    args = ("deploy", "--dry-run", "src/index.js")
+    as_agent = "Using the project name \"agent-probe\" as the Worker name"
+    control = subprocess.run(find_toolchain().wrangler_argv(*args), cwd=tmp_path, capture_output=True, text=True,
+                             env={**wrangler_env(tmp_path / "logs"), "REPL_ID": "probe"}, timeout=60,
+                             stdin=subprocess.DEVNULL)
+    assert as_agent in control.stdout + control.stderr, control.stdout + control.stderr
+    monkeypatch.setenv("REPL_ID", "probe")
+    monkeypatch.setenv("CLAUDECODE", "1")
+    monkeypatch.setenv("TERM_PROGRAM", "vscode")
+    monkeypatch.setenv("GIT_PAGER", "cat")
+    result = run_wrangler(*args, cwd=tmp_path, echo=None, timeout=60, check=False)
+    assert not result.ok
+    assert as_agent not in result.output
+    assert "You need to provide the name of your worker" in result.output

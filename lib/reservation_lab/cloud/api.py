@@ -6,7 +6,6 @@ Errors never contain the token or the account ID.
 from __future__ import annotations
 
 import json
-import os
 import time
 from typing import Any
 
@@ -14,11 +13,13 @@ import httpx
 
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import Message
+from reservation_lab.runtime.cloud_env import cloud_environment
 from reservation_lab.runtime.http import OwnsHttpClient, client_options
 from reservation_lab.runtime.redact import redact
 
 API_BASE = "https://api.cloudflare.com/client/v4"
 NOT_FOUND_CODE = 10007  # workers.api.error.script_not_found
+NOT_FOUND_CODES = (NOT_FOUND_CODE, 10090)  # … and workers.api.error.service_not_found
 PER_PAGE = 100
 MAX_PAGES = 50
 AUTH_CODES = (6003, 6111, 9109, 10000, 10001)  # invalid/malformed headers or token, unauthorized, auth error
@@ -38,8 +39,8 @@ class APIError(LabError):
 
 
 def is_not_found(error: BaseException) -> bool:
-    """True if the API said the script does not exist (code 10007)."""
-    return isinstance(error, APIError) and NOT_FOUND_CODE in error.codes
+    """True if the API said the script does not exist (10007, or 10090 as wrangler also reads it: cli.js:150960)."""
+    return isinstance(error, APIError) and any(code in NOT_FOUND_CODES for code in error.codes)
 
 
 class CloudflareAPI(OwnsHttpClient):
@@ -154,7 +155,7 @@ def _is_auth(status: int, codes: tuple[int, ...]) -> bool:
 
 
 def _kind(status: int, codes: tuple[int, ...]) -> str:
-    if NOT_FOUND_CODE in codes:
+    if any(code in NOT_FOUND_CODES for code in codes):
         return "not_found"
     if _is_auth(status, codes):
         return "auth"
@@ -169,12 +170,12 @@ def _explain(status: int, codes: tuple[int, ...], what: Message, detail: str | M
 
 def api_base() -> str:
     """Cloudflare's v4 API, or CLOUDFLARE_API_BASE_URL as wrangler reads it (the double, in a rehearsal)."""
-    return os.environ.get("CLOUDFLARE_API_BASE_URL") or API_BASE
+    return cloud_environment().get("CLOUDFLARE_API_BASE_URL") or API_BASE
 
 
 def token_from_env() -> str | None:
-    """CLOUDFLARE_API_TOKEN if it is set and not empty."""
-    return os.environ.get("CLOUDFLARE_API_TOKEN") or None
+    """CLOUDFLARE_API_TOKEN if it is set and not empty (as cloud commands see it: never the kernel's in a rehearsal)."""
+    return cloud_environment().get("CLOUDFLARE_API_TOKEN")
 
 
 def parse_auth_token(stdout: str) -> str:

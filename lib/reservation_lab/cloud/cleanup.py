@@ -1,9 +1,11 @@
 """Remove what a run deployed, from whatever state a failure left it in, and find runs that were never cleaned.
 
 A run folder records its cloud history in `logs/`: `deploy-<n>.ndjson` (wrangler's output of each deploy),
+`may-be-deployed` (a deploy may have uploaded a Worker: every deploy but one that failed before uploading),
 `rehearsal` (the deploys went to the Cloudflare double, which is gone with its kernel) and `verified-deleted`
-(the verifier proved the Worker and its namespaces gone). `cleanup` is step 7 made re-runnable: the tombstone
-deploy only while a namespace remains, the delete only while the Worker exists, then `verify deleted`.
+(the verifier proved the Worker and its namespaces gone; the next deploy removes it). `cleanup` is step 7 made
+re-runnable: the tombstone deploy only while a namespace remains, the delete only while the Worker exists, then
+`verify deleted`, then how to log out.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from reservation_lab.cloud.api import CloudflareAPI, is_not_found
 from reservation_lab.cloud.steps import (
     CLEANED,
     REHEARSED,
+    UPLOADED,
     api_token,
     config_account_id,
     delete_worker,
@@ -29,7 +32,7 @@ from reservation_lab.errors import LabError
 from reservation_lab.i18n import message
 from reservation_lab.paths import REPO_ROOT, RUNS_DIR
 from reservation_lab.runtime.commands import relative_args, shown_folder
-from reservation_lab.runtime.wrangler import STDOUT, Echo
+from reservation_lab.runtime.wrangler import STDOUT, Echo, echo_stream
 
 
 def left_deployed(run: RunFolder) -> bool:
@@ -38,7 +41,8 @@ def left_deployed(run: RunFolder) -> bool:
 
 
 def _deployed_not_cleaned(logs: Path) -> bool:
-    deployed = any(logs.glob("deploy-*.ndjson")) or any(logs.glob("cleanup-deploy-*.ndjson"))
+    deployed = (logs / UPLOADED).exists() or any('"type":"deploy"' in p.read_text().replace(" ", "")
+                                                 for p in logs.glob("*deploy-*.ndjson"))
     return deployed and not (logs / CLEANED).exists() and not (logs / REHEARSED).exists()
 
 
@@ -82,7 +86,11 @@ def cleanup(workdir: str | Path, echo: Echo = STDOUT) -> Verdict:
         deploy(run, cleanup=True, echo=echo)
     if exists:
         delete_worker(run, echo=echo)
-    return verify(run, "deleted", account_id=account_id, attempts=3)
+    verdict = verify(run, "deleted", account_id=account_id, attempts=3)
+    stream = echo_stream(echo)
+    if stream is not None:
+        stream.write(message("cloud.log_out_hint") + "\n")
+    return verdict
 
 
 def _worker_exists(api: CloudflareAPI, name: str) -> bool:

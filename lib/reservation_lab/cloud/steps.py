@@ -6,7 +6,6 @@ Account IDs, e-mails and tokens stay in variables: nothing here prints them.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 import time
@@ -25,6 +24,7 @@ from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError, WranglerError
 from reservation_lab.i18n import Message, describe, message, quoted
 from reservation_lab.paths import REPO_ROOT
+from reservation_lab.runtime.cloud_env import cloud_environment
 from reservation_lab.runtime.commands import announce, relative_args, shown_folder
 from reservation_lab.runtime.http import client_options
 from reservation_lab.runtime.redact import redact, strip_ansi
@@ -42,6 +42,7 @@ from reservation_lab.runtime.wrangler import (
 REHEARSAL_ENV = "RESERVATION_LAB_REHEARSAL"  # set by the course's rehearsal while the double stands in
 CLEANED = "verified-deleted"  # logs/ marker: the verifier proved this run's Worker and namespaces gone
 REHEARSED = "rehearsal"  # logs/ marker: this run deployed to the rehearsal's double (gone with its kernel)
+UPLOADED = "may-be-deployed"  # logs/ marker: a deploy of this run may have uploaded a Worker (see deploy())
 LOGIN_TIMEOUT = 15 * 60
 DEPLOY_TIMEOUT = 10 * 60
 WORKERS_DEV = re.compile(r"https://[a-z0-9.-]+\.workers\.dev")
@@ -49,6 +50,16 @@ DELETED = re.compile(rf"Deleted\b[^\n]*\b{CLASS_NAME}\b")
 STALE_TOMBSTONE = re.compile(rf"\[stale_tombstone\]\s+{CLASS_NAME}\b")  # the namespace is already gone
 DELETE_PROMPT = re.compile(r"Are you sure you want to delete (\S+)\? ")
 NO_SUBDOMAIN = "register a workers.dev subdomain"  # wrangler's error when the account has none (cli.js:152092)
+EMAIL_UNVERIFIED = ("verify your email address", "verify your account's email address", "[code: 10034]")  # 10034:
+    # Cloudflare's text as wrangler prints it (workers-sdk #15641), its older rewrite (cli.js:55919), the code line
+EXPORTS_REJECTED = "Durable Object exports reconciliation failed"  # cli.js:157070 renderExportsReconciliationError
+NOT_EXPORTED = "Durable Objects, which are not exported in your entrypoint file"  # cli.js:178705
+REJECTED_CLASS = re.compile(r"✘ \[(\w+)\] class '([^']*)': ([^\n]*)")  # one line a class (cli.js:157075)
+NOT_LOGGED_IN = ("not logged in", "wrangler login")  # cli.js requireAuth: no OAuth login and no API token
+EMAIL_UNVERIFIED_CODE = 10034  # workers.api.error.email_verification_required (workers-sdk #11394, #15641)
+EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+LOGIN_SCOPES = ("account:read", "user:read", "workers:write", "workers_scripts:write")  # wrangler adds offline_access
+                                                                                        # (cli.js:124155)
 
 
 @dataclass(frozen=True)
@@ -74,19 +85,30 @@ class Identity:
         return [account.name for account in self.accounts]
 
     def public(self) -> dict[str, Any]:
-        """The safe fields: loggedIn, authType and the account names (no IDs, no e-mail)."""
+        """The safe fields: loggedIn, authType and the account names, an e-mail in a name hidden (a new account is
+        called `<e-mail>'s Account`); no IDs."""
         return {"loggedIn": self.logged_in, "authType": self.auth_type,
-                "accounts": [{"name": name} for name in self.names()]}
+                "accounts": [{"name": shown_name(name)} for name in self.names()]}
 
-    def account_id_for(self, name: str) -> str:
-        """The ID of the account called `name`; raise if not logged in or no such account."""
+    def account_for(self, name: str) -> Account:
+        """The account the lab uses: the one called `name`, or the only account the login sees (whatever its name).
+
+        Raises, naming the accounts (e-mails hidden) and both ways out: another `account_name`, or a new login that
+        is granted the learning account (Cloudflare's consent screen lets a learner leave an account out)."""
         if not self.logged_in:
             raise LabError("cloud.not_logged_in")
-        ids = {account.id for account in self.accounts if account.name == name}
-        if len(ids) != 1:
-            raise LabError("cloud.no_account" if not ids else "cloud.two_accounts", name=quoted(name),
-                           names=", ".join(map(quoted, self.names())) or "–")
-        return ids.pop()
+        if len(self.accounts) == 1:
+            return self.accounts[0]
+        named = [account for account in self.accounts if account.name == name]
+        if len(named) == 1:
+            return named[0]
+        names = ", ".join(quoted(shown_name(n)) for n in self.names()) or "–"
+        key = "cloud.two_accounts" if named else "cloud.no_account" if self.accounts else "cloud.no_accounts"
+        raise LabError(key, name=quoted(shown_name(name)), names=names, n=len(self.accounts))
+
+    def account_id_for(self, name: str) -> str:
+        """The ID of `account_for(name)` (kept in a variable, never shown)."""
+        return self.account_for(name).id
 
 
 @dataclass(frozen=True)
@@ -151,11 +173,52 @@ def reports_stale_tombstone(printed: str) -> bool:
     return STALE_TOMBSTONE.search(strip_ansi(printed)) is not None
 
 
-def _deploy_failed(error: WranglerError, run: RunFolder) -> LabError:
-    """A failed deploy in the learner's words where we know the cause (no workers.dev subdomain yet)."""
-    if NO_SUBDOMAIN in str(error):  # str() is the English text, with wrangler's own lines
-        return LabError("cloud.no_subdomain", folder=shown_folder(run.root))
-    return error
+def shown_name(name: str) -> str:
+    """An account name as the notebook shows it: an e-mail in it (a new account's `<e-mail>'s Account`) hidden."""
+    return EMAIL.sub(message("cloud.your_email"), name)
+
+
+def choose_account(identity: Identity, name: str, echo: Echo = STDOUT) -> str:
+    """The ID of the account the lab uses (Identity.account_for), after one line naming it (e-mail hidden); with a
+    single account whose name is not `name`, the line says that account is used and why."""
+    account = identity.account_for(name)
+    key = "cloud.using_account" if account.name == name else "cloud.using_only_account"
+    _say(echo, message(key, account=quoted(shown_name(account.name)), name=quoted(name)))
+    return account.id
+
+
+def _failure_code(ndjson: str) -> int | None:
+    """The `code` of wrangler's ND-JSON `command-failed` entry (cli.js:224127), if any."""
+    for line in reversed(ndjson.splitlines()):
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict) and item.get("type") == "command-failed":
+            return item.get("code") if isinstance(item.get("code"), int) else None
+    return None
+
+
+def _rejections(text: str) -> str:
+    """Cloudflare's per-class reasons of a rejected exports reconciliation: `[scenario] class 'X': message`."""
+    found = REJECTED_CLASS.findall(strip_ansi(text))
+    return " ".join(f"[{scenario}] {name}: {reason.strip()}" for scenario, name, reason in found) or "–"
+
+
+def _nothing_uploaded(text: str, ndjson: str) -> str | None:
+    """The catalog key of a failure that stopped wrangler before anything was uploaded, or None (it may have).
+    `text` is what wrangler printed (redacted), `ndjson` its output file."""
+    if NO_SUBDOMAIN in text:
+        return "cloud.no_subdomain"
+    if any(words in text for words in EMAIL_UNVERIFIED) or _failure_code(ndjson) == EMAIL_UNVERIFIED_CODE:
+        return "cloud.email_unverified"
+    if EXPORTS_REJECTED in text:  # Cloudflare refused the upload as a whole (code 100402): nothing changed
+        return "cloud.exports_rejected"
+    if NOT_EXPORTED in text:  # wrangler's own check before the upload
+        return "cloud.class_not_exported"
+    if all(words in text for words in NOT_LOGGED_IN):
+        return "cloud.not_logged_in"
+    return None
 
 
 def _say(echo: Echo, line: str) -> None:
@@ -175,14 +238,15 @@ def _failure(args: tuple[str, ...], code: int, stderr: str, key: str = "errors.w
 
 
 def login(run: RunFolder, echo: Echo = STDOUT) -> None:
-    """Device authorization: wrangler prints a URL and a code, then waits until you confirm in the browser.
+    """Device authorization: wrangler prints a URL and a code, then waits until you confirm in the browser (at most
+    5 minutes). Only the scopes the lab uses are asked for (LOGIN_SCOPES), not wrangler's ~27 defaults.
 
     With CLOUDFLARE_API_TOKEN set, wrangler uses that token and `login` does nothing (exit 0): say so first.
     """
     if token_from_env():
         _say(echo, message("cloud.token_env", command="login"))
-    run_wrangler("login", "--device", "--browser=false", cwd=run.root, log_dir=run.logs_dir,
-                 timeout=LOGIN_TIMEOUT, echo=echo)
+    run_wrangler("login", "--device", "--browser=false", "--scopes", *LOGIN_SCOPES, cwd=run.root,
+                 log_dir=run.logs_dir, timeout=LOGIN_TIMEOUT, echo=echo)
 
 
 def whoami(run: RunFolder) -> Identity:
@@ -240,25 +304,50 @@ def _output_file(run: RunFolder, stem: str) -> Path:
 
 
 def deploy(run: RunFolder, cleanup: bool = False, echo: Echo = STDOUT) -> Deployment:
-    """`wrangler deploy` of the run's config (or the cleanup config); the URL comes from wrangler's ND-JSON output."""
+    """`wrangler deploy` of the run's config (or the cleanup config); the URL comes from wrangler's ND-JSON output.
+
+    What the run may have left in the account is tracked in logs/: a deploy starts by forgetting an earlier
+    `verified-deleted`, and leaves `may-be-deployed` unless it failed for a reason that uploads nothing (no
+    workers.dev subdomain, an unverified e-mail, no login); those failures say so in the learner's words. The
+    ND-JSON file is kept with e-mails and account IDs hidden (wrangler writes its error text there as it is).
+    """
     config = cleanup_config_checked(run) if cleanup else run.config
     if not config.exists():
         raise LabError("cloud.config_missing", name=config.name)
     output = _output_file(run, "cleanup-deploy" if cleanup else "deploy")
-    try:
-        result = run_wrangler("deploy", "--config", str(config), cwd=run.root, log_dir=run.logs_dir,
-                              timeout=DEPLOY_TIMEOUT, echo=echo,
-                              extra_env={"WRANGLER_OUTPUT_FILE_PATH": str(output)})
-    except WranglerError as error:
-        raise _deploy_failed(error, run) from None
-    ndjson = output.read_text() if output.exists() else ""
-    if os.environ.get(REHEARSAL_ENV):
-        (run.logs_dir / REHEARSED).touch()
+    if not cleanup:
+        (run.logs_dir / CLEANED).unlink(missing_ok=True)
+    result = run_wrangler("deploy", "--config", str(config), cwd=run.root, log_dir=run.logs_dir,
+                          timeout=DEPLOY_TIMEOUT, echo=echo, check=False,
+                          extra_env={"WRANGLER_OUTPUT_FILE_PATH": str(output)})
+    if not result.ok:
+        cause = _nothing_uploaded(result.output, _redacted_output(output))
+        if cause is not None:
+            raise LabError(cause, folder=shown_folder(run.root), details=_rejections(result.output))
+        _mark_uploaded(run)
+        raise WranglerError(failure(result.args, result.returncode, result.output.splitlines(keepends=True)))
+    _mark_uploaded(run)
+    ndjson = _redacted_output(output)
     if cleanup and reports_stale_tombstone(result.output):
         _say(echo, message("cloud.already_deleted", class_name=CLASS_NAME))
     elif cleanup and not reports_deletion(result.output):
         raise LabError("cloud.not_deleted", class_name=CLASS_NAME)
     return parse_deployment(ndjson, result.output, required=not cleanup)
+
+
+def _mark_uploaded(run: RunFolder) -> None:
+    (run.logs_dir / UPLOADED).touch()
+    if cloud_environment().get(REHEARSAL_ENV):
+        (run.logs_dir / REHEARSED).touch()
+
+
+def _redacted_output(path: Path) -> str:
+    """wrangler's ND-JSON output, rewritten with e-mails, IDs and tokens hidden; "" if it wrote none."""
+    if not path.exists():
+        return ""
+    text = redact(path.read_text())
+    path.write_text(text)
+    return text
 
 
 def last_deployment_url(run: RunFolder) -> str:
@@ -316,8 +405,10 @@ def delete_worker(run: RunFolder, echo: Echo = STDOUT) -> None:
     """`wrangler delete` of exactly this run's Worker, named by the checked cleanup config.
 
     No `--force`: wrangler asks "Are you sure you want to delete <name>?" (answered yes when it runs
-    non-interactively, as here) and the API refuses while a Durable Object namespace of the Worker remains, so a
-    tombstone deploy that removed nothing cannot be repaired silently. `--force` would delete namespaces too.
+    non-interactively, as here). Whether Cloudflare refuses a plain delete while the Worker's own namespace
+    remains is not confirmed (wrangler skips a Worker's own namespaces in its dependency check, cli.js:228119; the
+    API's `force` text reads the other way); the double assumes it refuses. Either way the tombstone deploy removes
+    the namespace first and `verify deleted` is the proof.
     """
     config = cleanup_config_checked(run)
     result = run_wrangler("delete", "--config", str(config), cwd=run.root, log_dir=run.logs_dir,

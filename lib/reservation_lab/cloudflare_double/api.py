@@ -17,11 +17,14 @@ from email.policy import HTTP
 from typing import Any
 
 from reservation_lab.cloudflare_double.envelope import Answer, error, ok, page
-from reservation_lab.cloudflare_double.state import Account, Script, hex_id, now_iso
+from reservation_lab.cloudflare_double.state import Account, Script, User, hex_id, now_iso
+from reservation_lab.cloudflare_double.validation import check_upload, unverified_email_answer
 
 SCRIPT_NOT_FOUND = 10007     # workers.api.error.script_not_found (cli.js: delete/verify treat it as "gone")
 SERVICE_NOT_FOUND = 10090    # workers.api.error.service_not_found (cli.js:151160 catches it on a first deploy)
 AUTH_ERROR = 10000           # "Authentication error" (Cloudflare's code for a bad or revoked bearer token)
+WORKER_START_FAILED = 10021  # the upload's validation failed, e.g. the Worker throws at startup (cloudflare-docs
+                             # #14880, Workers error codes: 10021); the double answers it when workerd refuses
 NO_SUBDOMAIN = 10007         # GET /workers/subdomain on an account without one: "This account does not have a
                              # workers.dev subdomain" (cli.js:152028 reads code 10007 as "no subdomain")
 
@@ -43,7 +46,7 @@ class Request:
         return json.loads(self.body or b"null")
 
 
-Handler = Callable[[Any, Request, re.Match[str]], Answer]
+Handler = Callable[[Any, Request, re.Match[str]], Answer]  # a handler reads its account with `_account`
 ROUTES: list[tuple[str, re.Pattern[str], Handler]] = []
 
 
@@ -56,19 +59,21 @@ def route(method: str, pattern: str) -> Callable[[Handler], Handler]:
 
 
 def dispatch(double: Any, request: Request) -> tuple[int, Any, dict[str, str]]:
-    """Authenticate, apply a switched-on 429, then answer from the matching route (404 envelope if none)."""
-    account: Account = double.account
-    with account.lock:
-        if not account.authorized(request.token):
+    """Authenticate, apply a switched-on 429, then answer from the matching route (404 envelope if none).
+
+    An account the login may not use (another user's, or one left out of the grant) is refused with 9109."""
+    user: User = double.user
+    with user.lock:
+        if not user.authorized(request.token):
             return (*error(401 if request.token else 400, AUTH_ERROR, "Authentication error"), {})
-        if account.faults.rate_limited > 0:
-            account.faults.rate_limited -= 1
+        if user.faults.rate_limited > 0:
+            user.faults.rate_limited -= 1
             return (*error(429, 971, "Please wait and consider throttling your request speed"),
-                    {"retry-after": str(account.faults.retry_after)})
+                    {"retry-after": str(user.faults.retry_after)})
         for method, pattern, handler in ROUTES:
             match = pattern.match(request.path)
             if match and method == request.method:
-                if "account" in match.groupdict() and match["account"] != account.id:
+                if "account" in match.groupdict() and user.account_by_id(match["account"]) is None:
                     return (*error(403, 9109, "Unauthorized to access requested resource"), {})
                 return (*handler(double, request, match), {})
     return (*error(404, 7003, f"Could not route to {request.path}, perhaps your object identifier is invalid?"),
@@ -85,30 +90,37 @@ def verify_token(double: Any, request: Request, match: re.Match[str]) -> Answer:
 
 @route("GET", "/user")
 def user(double: Any, request: Request, match: re.Match[str]) -> Answer:
-    account = double.account  # msw/user.ts mswSuccessUserHandlers (id, email, first/last name, …)
-    return ok({"id": account.user_id, "email": account.email, "first_name": "Lab", "last_name": "Learner",
+    user = double.user  # msw/user.ts mswSuccessUserHandlers (id, email, first/last name, …)
+    return ok({"id": user.user_id, "email": user.email, "first_name": "Lab", "last_name": "Learner",
                "username": "lablearner", "two_factor_authentication_enabled": False, "suspended": False})
 
 
 @route("GET", "/accounts")
 def accounts(double: Any, request: Request, match: re.Match[str]) -> Answer:
-    account = double.account  # msw/user.ts getMswSuccessMembershipHandlers: [{name, id}]
-    return page([{"name": account.name, "id": account.id}], int(request.query.get("page", 1)),
+    # msw/user.ts getMswSuccessMembershipHandlers: [{name, id}]; only the accounts the login was granted
+    return page([{"name": a.name, "id": a.id} for a in double.user.visible()], int(request.query.get("page", 1)),
                 int(request.query.get("per_page", 50)))
 
 
 @route("GET", "/memberships")
 def memberships(double: Any, request: Request, match: re.Match[str]) -> Answer:
-    account = double.account  # msw/user.ts: [{id: "membership-id-1", account: {name, id}}]
-    return page([{"id": "membership-" + account.id[:8], "account": {"name": account.name, "id": account.id},
-                  "roles": ["Administrator"], "status": "accepted"}], int(request.query.get("page", 1)),
-                int(request.query.get("per_page", 50)))
+    # msw/user.ts: [{id: "membership-id-1", account: {name, id}}]
+    return page([{"id": "membership-" + a.id[:8], "account": {"name": a.name, "id": a.id},
+                  "roles": ["Administrator"], "status": "accepted"} for a in double.user.visible()],
+                int(request.query.get("page", 1)), int(request.query.get("per_page", 50)))
 
 
 # --- deploy (cli.js:151160 service check, 152028 subdomain, 168040 upload, msw/script.ts) -----------------------
 
+def _account(double: Any, match: re.Match[str]) -> Account:
+    """The account the URL names (dispatch has checked that the login may use it)."""
+    found = double.user.account_by_id(match["account"])
+    assert found is not None
+    return found
+
+
 def _script(double: Any, match: re.Match[str]) -> Script | None:
-    return double.account.scripts.get(match["script"])
+    return _account(double, match).scripts.get(match["script"])
 
 
 def _script_missing(name: str) -> Answer:
@@ -129,7 +141,7 @@ def service(double: Any, request: Request, match: re.Match[str]) -> Answer:
 
 @route("GET", "/accounts/{account}/workers/subdomain")
 def account_subdomain(double: Any, request: Request, match: re.Match[str]) -> Answer:
-    sub = double.account.subdomain
+    sub = _account(double, match).subdomain
     if sub is None:
         return error(404, NO_SUBDOMAIN, "This account does not have a workers.dev subdomain.")
     return ok({"subdomain": sub})  # Cloudflare SDK workers.subdomains.get: {subdomain}
@@ -158,10 +170,9 @@ def parse_upload(request: Request) -> tuple[dict[str, Any], dict[str, bytes]]:
     return metadata, modules
 
 
-def reconcile(double: Any, script: str, exports: dict[str, Any]) -> dict[str, Any]:
+def reconcile(double: Any, account: Account, script: str, exports: dict[str, Any]) -> dict[str, Any]:
     """Apply the `exports` map to the account's namespaces; the result as the API reports it (docs:exports;
     cli.js:157016 renderExportsReconciliationSuccess reads these eight lists)."""
-    account: Account = double.account
     result: dict[str, Any] = {key: [] for key in ("created", "updated", "deleted", "renamed", "transferred",
                                                   "transfer_pending", "warnings", "info", "removable_entries")}
     for class_name, entry in exports.items():
@@ -187,19 +198,27 @@ def reconcile(double: Any, script: str, exports: dict[str, Any]) -> dict[str, An
 @route("PUT", "/accounts/{account}/workers/scripts/{script}")
 def upload(double: Any, request: Request, match: re.Match[str]) -> Answer:
     """Store the Worker, reconcile its `exports`, start it on workerd (cli.js:168040: PUT ?excludeScript=true)."""
-    account: Account = double.account
+    account = _account(double, match)
+    if not double.user.email_verified:
+        return unverified_email_answer()
     metadata, modules = parse_upload(request)
     name = match["script"]
+    rejected = check_upload(metadata, modules, {n.class_name for n in account.namespaces if n.script == name})
+    if rejected is not None:
+        return rejected
     previous = account.scripts.get(name)
     stamp = now_iso()
     script = Script(name=name, tag=previous.tag if previous else hex_id(), modules=modules, metadata=metadata,
                     created_on=previous.created_on if previous else stamp, modified_on=stamp,
                     versions=previous.versions if previous else [], workers_dev=bool(previous and previous.workers_dev))
-    reconciliation = reconcile(double, name, metadata.get("exports") or {})
+    reconciliation = reconcile(double, account, name, metadata.get("exports") or {})
     _attach_namespaces(account, script)
     account.scripts[name] = script
     version = account.new_version(script)
-    double.bundles.deploy(script)
+    try:
+        double.bundles.deploy(account, script)
+    except Exception as exc:  # noqa: BLE001 - workerd refused the Worker: an answer, never a dropped request
+        return error(500, WORKER_START_FAILED, f"Uncaught error while starting the Worker: {type(exc).__name__}")
     result = {"id": name, "tag": script.tag, "etag": hex_id(), "handlers": ["fetch"], "deployment_id": version,
               "created_on": script.created_on, "modified_on": script.modified_on, "startup_time_ms": 3,
               "has_assets": False, "has_modules": True, "usage_model": "standard"}
@@ -259,7 +278,10 @@ def script_settings(double: Any, request: Request, match: re.Match[str]) -> Answ
     if found is None:
         return _script_missing(match["script"])
     meta = found.metadata
-    return ok({"bindings": found.bindings, "compatibility_date": meta.get("compatibility_date"),
+    bindings = found.bindings
+    if double.user.faults.settings_without_namespace_id:  # Python SDK binding model: namespace_id Optional[str]
+        bindings = [{k: v for k, v in b.items() if k != "namespace_id"} for b in bindings]
+    return ok({"bindings": bindings, "compatibility_date": meta.get("compatibility_date"),
                "compatibility_flags": meta.get("compatibility_flags") or [], "logpush": False,
                "observability": meta.get("observability") or {"enabled": False}, "placement": {},
                "tags": meta.get("tags") or [], "tail_consumers": [], "usage_model": "standard"})
@@ -279,7 +301,7 @@ def patch_script_settings(double: Any, request: Request, match: re.Match[str]) -
 @route("GET", "/accounts/{account}/workers/durable_objects/namespaces")
 def namespaces(double: Any, request: Request, match: re.Match[str]) -> Answer:
     # Cloudflare SDK durableObjects.namespaces.list (V4PagePaginationArray): {id, name, script, class, use_sqlite}
-    listed = [n.as_json() for n in double.account.namespaces]
+    listed = [n.as_json() for n in _account(double, match).namespaces]
     return page(listed, int(request.query.get("page", 1)), int(request.query.get("per_page", 20)))
 
 
@@ -288,10 +310,11 @@ def references(double: Any, request: Request, match: re.Match[str]) -> Answer:
     # cli.js:228132 checkAndConfirmForceDeleteIfNecessary reads services.incoming, durable_objects[].service,
     # dispatch_outbounds; the Worker's own namespaces are listed with service == the script (and skipped there)
     name = match["script"]
-    if name not in double.account.scripts:
+    account = _account(double, match)
+    if name not in account.scripts:
         return _script_missing(name)
     own = [{"service": name, "environment": "production", "durable_object_namespace_id": n.id,
-            "durable_object_namespace_name": n.name} for n in double.account.namespaces if n.script == name]
+            "durable_object_namespace_name": n.name} for n in account.namespaces if n.script == name]
     return ok({"services": {"incoming": [], "outgoing": []}, "durable_objects": own, "dispatch_outbounds": []})
 
 
@@ -310,7 +333,7 @@ def delete_script(double: Any, request: Request, match: re.Match[str]) -> Answer
     """cli.js:228283: DELETE …/services/<name>?force=<bool>. Without force the double refuses while a namespace
     of the Worker exists (the tombstone deploy removes it first); with force both go (not confirmed on a real
     account: the note of issue 17 says so)."""
-    account: Account = double.account
+    account = _account(double, match)
     name = match["script"]
     if name not in account.scripts:
         return _script_missing(name)

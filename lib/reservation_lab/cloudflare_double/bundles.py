@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from reservation_lab.cloudflare_double.state import Account, Namespace, Script
+from reservation_lab.cloudflare_double.state import Account, Namespace, Script, User
 from reservation_lab.domain.runs import HeldServers
 
 NOT_FOUND_PAGE = b"<!DOCTYPE html><title>Not found</title><p>There is nothing here yet.</p>"
@@ -56,18 +56,18 @@ def local_config(script: Script, live_classes: set[str]) -> dict:
 
 
 class Bundles:
-    """The running Workers of one account, by script name."""
+    """The running Workers of one user's accounts, by script name (run names are unique across accounts)."""
 
-    def __init__(self, root: Path, account: Account) -> None:
+    def __init__(self, root: Path, user: User) -> None:
         self.root = root
-        self.account = account
+        self.user = user
         self.held = HeldServers()  # one wrangler dev per running Worker, by script name
         self._http = httpx.Client(trust_env=False, timeout=30)  # one connection pool for every forwarded request
 
     def folder(self, name: str) -> WorkerFolder:
         return WorkerFolder(self.root / name)
 
-    def deploy(self, script: Script) -> None:
+    def deploy(self, account: Account, script: Script) -> None:
         """Write the modules and (re)start the Worker on the same state folder."""
         self.held.stop(script.name)
         folder = self.folder(script.name)
@@ -76,14 +76,14 @@ class Bundles:
             target = folder.root / "src" / module
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content)
-        live = {n.class_name for n in self.account.namespaces if n.script == script.name}
+        live = {n.class_name for n in account.namespaces if n.script == script.name}
         folder.config.write_text(json.dumps(local_config(script, live), indent=2))
         if live:
             self.held.start(script.name, folder, log_name="workerd.log", shown=False)
 
     def route_opened(self, script: Script) -> None:
         """workers.dev starts answering, after the scenario's route delay (DNS, propagation)."""
-        script.live_from = time.monotonic() + self.account.faults.route_delay
+        script.live_from = time.monotonic() + self.user.faults.route_delay
 
     def drop_state(self, name: str, namespace: Namespace) -> None:
         """The namespace is deleted: its objects' SQLite files go with it."""
@@ -101,10 +101,10 @@ class Bundles:
     def forward(self, host: str, method: str, path: str, headers: dict[str, str],
                 body: bytes) -> tuple[int, dict[str, str], bytes]:
         """Answer a request for `host` from the Worker's own wrangler dev (404 page while no route exists)."""
-        with self.account.lock:
+        with self.user.lock:
             script = self._script_for(host)
             server = self.held.get(script.name) if script else None
-            faults = self.account.faults
+            faults = self.user.faults
             fail = (server is not None and method == "POST" and path.endswith("/reservations")
                     and faults.error_after_commit > 0)
             if fail:
@@ -125,7 +125,8 @@ class Bundles:
 
     def _script_for(self, host: str) -> Script | None:
         name, _, rest = host.partition(".")
-        script = self.account.scripts.get(name)
-        if script is None or not script.workers_dev or rest != f"{self.account.subdomain}.workers.dev":
+        account = next((a for a in self.user.accounts if a.subdomain and rest == f"{a.subdomain}.workers.dev"), None)
+        script = account.scripts.get(name) if account else None
+        if script is None or not script.workers_dev:
             return None
         return script if time.monotonic() >= script.live_from else None

@@ -7,23 +7,30 @@ from typing import Self
 
 from reservation_lab.cloudflare_double.bundles import Bundles
 from reservation_lab.cloudflare_double.oauth import OAuth, serve_oauth
+from reservation_lab.cloudflare_double.scenarios import fresh_account
 from reservation_lab.cloudflare_double.server import API_PREFIX, serve
-from reservation_lab.cloudflare_double.state import Account
+from reservation_lab.cloudflare_double.state import Account, User
 from reservation_lab.runtime.http import WORKERS_DEV_VIA
 
 
 class CloudflareDouble:
-    """A loopback stand-in for one Cloudflare account; `environment()` points wrangler and the helpers at it."""
+    """A loopback stand-in for Cloudflare as one learner sees it (by default a fresh free account: see
+    `scenarios`); `environment()` points wrangler and the helpers at it."""
 
-    def __init__(self, root: Path, account: Account | None = None) -> None:
+    def __init__(self, root: Path, user: User | None = None) -> None:
         self.root = Path(root)
-        self.account = account or Account()
-        self.token = self.account.new_token()
+        self.user = user or fresh_account()
+        self.token = self.user.new_token()
         self.requests: list[tuple[str, str]] = []
-        self.bundles = Bundles(self.root / "workers", self.account)
+        self.bundles = Bundles(self.root / "workers", self.user)
         self._server, self._thread = serve(self)
-        self.oauth = OAuth(self.account)
+        self.oauth = OAuth(self.user)
         self._oauth_server, self.ca_file = serve_oauth(self.oauth, self.root, self.bundles.forward)
+
+    @property
+    def account(self) -> Account:
+        """The account the lab deploys to (the user's first)."""
+        return self.user.account
 
     @property
     def port(self) -> int:

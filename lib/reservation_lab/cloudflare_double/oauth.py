@@ -25,7 +25,7 @@ from urllib.parse import parse_qs
 
 import trustme
 
-from reservation_lab.cloudflare_double.state import Account
+from reservation_lab.cloudflare_double.state import User
 
 LIFETIME = 3600
 SCOPES = "account:read user:read workers:write workers_scripts:write offline_access"
@@ -39,14 +39,21 @@ class DeviceGrant:
 
 
 class OAuth:
-    """Device grants, refresh tokens and their access tokens for one account."""
+    """Device grants, refresh tokens and their access tokens for one user.
 
-    def __init__(self, account: Account, approve_after: float = 1.0) -> None:
-        self.account = account
+    An access token expires after `lifetime` seconds on the server too; a refresh answers a new refresh token and
+    the old one stops working (rotation, RFC 6749 §6 and the OAuth 2.0 Security BCP's refresh-token rotation, which
+    wrangler follows by storing the refresh token of every answer: cli.js:123723-123790). Revoking a refresh token
+    also revokes its access token (RFC 7009 §2.1: SHOULD; Cloudflare's own behaviour is not confirmed)."""
+
+    def __init__(self, user: User, approve_after: float = 1.0, lifetime: float = LIFETIME) -> None:
+        self.user = user
         self.approve_after = approve_after
+        self.lifetime = lifetime
         self.grants: dict[str, DeviceGrant] = {}
         self.refresh: dict[str, str] = {}  # refresh token -> its current access token
         self.revoked_refresh: set[str] = set()
+        self.refreshed = 0  # how many refresh grants were answered
         self.lock = threading.Lock()
 
     def device(self, origin: str) -> dict[str, Any]:
@@ -61,7 +68,7 @@ class OAuth:
 
     def token(self, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
         kind = form.get("grant_type", "")
-        with self.lock, self.account.lock:
+        with self.lock, self.user.lock:
             if kind == "urn:ietf:params:oauth:grant-type:device_code":
                 grant = self.grants.get(form.get("device_code", ""))
                 if grant is None:
@@ -74,21 +81,23 @@ class OAuth:
                 old = form.get("refresh_token", "")
                 if old not in self.refresh or old in self.revoked_refresh:
                     return 400, {"error": "invalid_grant"}
-                self.account.revoked.add(self.refresh[old])
-                return 200, self._issue(old)
+                self.user.revoked.add(self.refresh[old])
+                self.revoked_refresh.add(old)  # rotated: the old refresh token is spent
+                self.refreshed += 1
+                return 200, self._issue(secrets.token_urlsafe(24))
         return 400, {"error": "unsupported_grant_type"}
 
     def revoke(self, form: dict[str, str]) -> None:
         refresh = form.get("token", "")
-        with self.lock, self.account.lock:
+        with self.lock, self.user.lock:
             if refresh in self.refresh:
                 self.revoked_refresh.add(refresh)
-                self.account.revoked.add(self.refresh[refresh])
+                self.user.revoked.add(self.refresh[refresh])
 
     def _issue(self, refresh: str) -> dict[str, Any]:
-        access = self.account.new_token()
+        access = self.user.new_token(lifetime=self.lifetime)
         self.refresh[refresh] = access
-        return {"access_token": access, "expires_in": LIFETIME, "refresh_token": refresh, "scope": SCOPES,
+        return {"access_token": access, "expires_in": round(self.lifetime), "refresh_token": refresh, "scope": SCOPES,
                 "token_type": "bearer"}
 
 
@@ -160,8 +169,8 @@ def serve_oauth(oauth: OAuth, folder: Path, forward: Callable[..., Any]) -> tupl
     (and curl's --cacert). Requests for `*.<subdomain>.workers.dev` go to `forward` (the Workers' servers)."""
     ca = trustme.CA()
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    subdomain = oauth.account.subdomain
-    hosts = ["127.0.0.1", "localhost", *([f"*.{subdomain}.workers.dev"] if subdomain else [])]
+    subdomains = [a.subdomain for a in oauth.user.accounts if a.subdomain]
+    hosts = ["127.0.0.1", "localhost", *(f"*.{subdomain}.workers.dev" for subdomain in subdomains)]
     ca.issue_cert(*hosts).configure_cert(context)
     folder.mkdir(parents=True, exist_ok=True)
     ca_file = folder / "double-ca.pem"

@@ -7,7 +7,16 @@ and everything the session starts, stopped together), `cloud_mode` (which Cloudf
 `exercises` (grading), `display` (what cells show), `files` (`%%lab_file`), `friendly` (errors in the learner's
 language), `parameters` (the papermill defaults). The authors' tools live in `authoring`."""
 
-from reservation_lab.cloud.steps import delete_worker, deploy, login, logout, verify, wait_until_ready, whoami
+from reservation_lab.cloud.steps import (
+    choose_account,
+    delete_worker,
+    deploy,
+    login,
+    logout,
+    verify,
+    wait_until_ready,
+    whoami,
+)
 from reservation_lab.cloud.verify import CLOUD_WORKSHOP
 from reservation_lab.course.cloud_mode import before_cleanup, choose_cloud
 from reservation_lab.course.display import (
@@ -49,7 +58,7 @@ __all__ = [
     # the exercises notebook: grade a Worker on the real runtime, hints
     "grade", "hint", "stop_grading",
     # the cloud (steps 5-7)
-    "choose_cloud", "login", "whoami", "deploy", "wait_until_ready", "CLOUD_WORKSHOP", "verify",
+    "choose_cloud", "login", "whoami", "choose_account", "deploy", "wait_until_ready", "CLOUD_WORKSHOP", "verify",
     "before_cleanup", "delete_worker", "logout",
     # what the cells show
     "shown_path", "print_json", "say", "skip_cloud", "show_config", "show_decisions", "decision_of",

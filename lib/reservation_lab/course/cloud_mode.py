@@ -1,16 +1,17 @@
 """Which Cloudflare steps 5-7 talk to: the learner's account (`cloud = True`) or, for a learner without one, a
 local rehearsal (`cloud = "rehearsal"`) against the Cloudflare double on loopback; and the pause before step 7.
 
-The rehearsal starts the double, points wrangler and the helpers at it through the environment
-(CLOUDFLARE_API_BASE_URL, the OAuth URLs, its CA, a HOME of its own, *.workers.dev via loopback) and marks every
-command line that reaches it. The session owns it: a new setup cell (or the end of the kernel) stops it and
-restores the environment. Nothing leaves the machine; the Worker, the bursts and SQLite are real workerd.
+The rehearsal starts the double and points wrangler's cloud commands and the helpers at it through a cloud
+environment of its own (runtime.cloud_env: CLOUDFLARE_API_BASE_URL, the OAuth URLs, its CA, a HOME of its own,
+*.workers.dev via loopback; no credential, endpoint or keyring variable inherited from the kernel, whose own
+environment is never changed) and marks every command line that reaches it. The session owns it: a new setup
+cell (or the end of the kernel) stops it. Nothing leaves the machine; the Worker, the bursts and SQLite are real
+workerd.
 """
 
 from __future__ import annotations
 
 import atexit
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -18,36 +19,33 @@ from pathlib import Path
 from reservation_lab.cloud.steps import REHEARSAL_ENV
 from reservation_lab.cloudflare_double.double import CloudflareDouble
 from reservation_lab.course.session import current
-from reservation_lab.errors import LabError
+from reservation_lab.errors import LabError, PausedOnPurpose
 from reservation_lab.i18n import message, quoted
+from reservation_lab.runtime.cloud_env import cloud_environment, stand_in, use_cloud_environment
 from reservation_lab.runtime.commands import mark_commands
 
 REHEARSAL = "rehearsal"
 
 
 class Rehearsal:
-    """The double for this session, with the environment it replaced (restored by stop())."""
+    """The double for this session and the cloud environment that points at it (the kernel's is never changed)."""
 
     def __init__(self) -> None:
         self.double = CloudflareDouble(Path(tempfile.mkdtemp(prefix="cloudflare-double-")))
-        environment = {**self.double.environment(with_token=False), REHEARSAL_ENV: "1"}
-        self.saved = {name: os.environ.get(name) for name in [*environment, "CLOUDFLARE_API_TOKEN"]}
-        os.environ.pop("CLOUDFLARE_API_TOKEN", None)  # the learner's own token never reaches the double
-        os.environ.update(environment)
+        self.environment = stand_in({**self.double.environment(with_token=False), REHEARSAL_ENV: "1"})
+        use_cloud_environment(self.environment)
         mark_commands(message("cloud.rehearsal_mark"))
         atexit.register(self.stop)
 
     def stop(self) -> None:
-        """Stop the double (its Workers too), restore the environment, drop its folder; safe to call twice."""
+        """Stop the double (its Workers too), point cloud commands at the real environment again, drop its folder;
+        safe to call twice."""
         if self.double is None:
             return
         double, self.double = self.double, None
         double.close()
-        for name, value in self.saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        if cloud_environment() is self.environment:
+            use_cloud_environment(None)
         mark_commands("")
         shutil.rmtree(double.root, ignore_errors=True)
 
@@ -75,4 +73,4 @@ def before_cleanup(pause: bool) -> None:
     dashboard and never pauses.
     """
     if pause and current().cloud is True:
-        raise LabError("cloud.paused_before_cleanup")
+        raise PausedOnPurpose("cloud.paused_before_cleanup")

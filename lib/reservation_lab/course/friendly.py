@@ -13,6 +13,7 @@ from reservation_lab.errors import (
     InvariantError,
     LabError,
     Localized,
+    PausedOnPurpose,
     PortBusyError,
     ToolchainError,
     WranglerError,
@@ -21,6 +22,7 @@ from reservation_lab.i18n import message, set_language
 
 # Most specific first: the first matching class picks the headline (a key of the catalog's `friendly` section).
 _HEADLINES: tuple[tuple[type[BaseException], str], ...] = (
+    (PausedOnPurpose, "friendly.paused"),
     (ToolchainError, "friendly.toolchain"),
     (PortBusyError, "friendly.port_busy"),
     (DevServerError, "friendly.dev_server"),
@@ -29,7 +31,7 @@ _HEADLINES: tuple[tuple[type[BaseException], str], ...] = (
     (BurstReplayed, "friendly.replayed_burst"),
     (InvariantError, "friendly.invariant"),
 )
-_RED, _RESET = "\x1b[1;31m", "\x1b[0m"
+_RED, _BOLD, _RESET = "\x1b[1;31m", "\x1b[1;34m", "\x1b[0m"
 
 
 CELL_NAMES = Path(__file__).with_name("cell_names.txt")  # written by `./lab build` from notebooks/source/cells.yml
@@ -57,6 +59,8 @@ def friendly_traceback(error: BaseException, language: str, run: Any = None) -> 
     if headline is None:
         return None
     detail = error.localized(language) if isinstance(error, Localized) else str(error)
+    if isinstance(error, PausedOnPurpose):  # not a failure: no red, no cleanup command (it would skip step 6)
+        return [f"{_BOLD}{message(headline, language)}{_RESET}", detail]
     return [f"{_RED}{message(headline, language)}{_RESET}", f"{type(error).__name__}: {detail}",
             *cleanup_hint(run, language)]
 

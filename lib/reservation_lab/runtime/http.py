@@ -2,17 +2,19 @@
 
 `client_options(url)` is the one place that decides: loopback never goes through a proxy (trust_env off); a remote
 https URL (Cloudflare's API, a workers.dev Worker) honours HTTPS_PROXY/NO_PROXY as wrangler does; and while a
-rehearsal runs (WORKERS_DEV_VIA set to the Cloudflare double's origin), every `*.workers.dev` request is sent to
-that loopback origin with its Host kept: a visible mapping in this process, never a change to the resolver.
+rehearsal runs (its cloud environment sets WORKERS_DEV_VIA to the Cloudflare double's origin), every
+`*.workers.dev` request is sent to that loopback origin with its Host kept: a visible mapping in this process, never
+a change to the resolver.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any, Self
 from urllib.parse import urlsplit
 
 import httpx
+
+from reservation_lab.runtime.cloud_env import cloud_environment
 
 WORKERS_DEV_VIA = "RESERVATION_LAB_WORKERS_DEV_VIA"
 LOOPBACK_HOSTS = ("localhost", "::1", "[::1]")
@@ -25,7 +27,7 @@ def is_loopback(url: str | httpx.URL | None) -> bool:
 
 def workers_dev_via() -> str | None:
     """The loopback origin that serves *.workers.dev during a rehearsal, or None (the real Cloudflare)."""
-    via = os.environ.get(WORKERS_DEV_VIA) or None
+    via = cloud_environment().get(WORKERS_DEV_VIA)
     return via if via is None or is_loopback(via) else None  # only ever a loopback origin
 
 

@@ -13,6 +13,7 @@ from typing import TextIO, TypeVar
 
 from reservation_lab.errors import WranglerError
 from reservation_lab.i18n import Message
+from reservation_lab.runtime.cloud_env import cloud_environment
 from reservation_lab.runtime.commands import announce, relative_args, wrangler_words
 from reservation_lab.runtime.layout import RunLayout
 from reservation_lab.runtime.processes import kill_process_group
@@ -37,6 +38,44 @@ QUIET_ENV = {  # ... and for the helpers: plain, non-interactive output
 
 
 NO_DEBUG_LOG = {"WRANGLER_WRITE_LOGS": "false"}  # wrangler's debug log holds every line it logs, secrets included
+
+# wrangler asks am-i-vibing 0.5.0 whether an agent runs it (detectAgent, cli.js 148380-148390; its providers,
+# 148174-148360) and, if so, `deploy` names the Worker after the folder, skips autoconfig's questions and registers a
+# permanent, account-wide workers.dev subdomain without asking (cli.js 283994-284018 -> 152040-152047). Online IDEs and
+# agent-driven editors set these variables; the course must behave there as in a plain terminal: none reaches wrangler.
+# A variable counts when set and non-empty (and equal, where a value is given: checkEnvVar, cli.js 148097-148101); names
+# are matched exactly, no prefixes; the first provider that matches decides (148148). Process ancestry is not consulted
+# (wrangler passes an empty one: 148384, 148396), no provider has custom detectors, and wrangler has no opt-out variable
+# or setting. CI (ci-info) and TTY detection never make wrangler an agent: they only pick confirm()'s fallback, "no" for
+# the subdomain question (152049-152052 via 61269 and 224063 -> 133714-133723).
+AGENT_VARIABLES = frozenset({  # removed whatever their value
+    "OPENCODE", "OPENCODE_BIN_PATH", "OPENCODE_SERVER", "OPENCODE_APP_INFO", "OPENCODE_MODES",  # OpenCode, 148176
+    "CLAUDECODE",  # Claude Code, 148194
+    "CURSOR_TRACE_ID",  # Cursor: an agent with PAGER="head -n 10000 | cat" (148200), else interactive (148206)
+    "ANTIGRAVITY_AGENT", "ANTIGRAVITY_PROJECT_ID",  # Antigravity, 148212
+    "GEMINI_CLI",  # Gemini CLI when "1", 148218
+    "CODEX_THREAD_ID",  # OpenAI Codex, 148225
+    "REPL_ID",  # Replit: an agent on its own (148232; also 148275 and 148281)
+    "AIDER_API_KEY",  # Aider, 148238
+    "npm_config_yes",  # Bolt.new agent, with SHELL=/bin/jsh (148245; without it Bolt is interactive, 148251)
+    "CODEIUM_EDITOR_APP_ROOT",  # Windsurf, 148290
+    "CRUSH", "AGENT", "AI_AGENT",  # Crush when CRUSH="1", AGENT or AI_AGENT="crush" (148296); Amp when AGENT="amp"
+    "AMP_CURRENT_THREAD_ID",  # Amp, 148307
+    "AUGMENT_AGENT",  # Auggie when "1", 148313
+    "QWEN_CODE",  # Qwen Code when "1", 148319
+    "PI_CODING_AGENT",  # Pi when "true", 148355
+})
+AGENT_VALUES = {  # ordinary variables, removed only at the value that marks an agent together with another one
+    "USER": ("swebot",),  # Jules: HOME=/home/jules and USER=swebot, 148188 (HOME stays)
+    "PAGER": ("cat", "head -n 10000 | cat"),  # Zed agent: TERM_PROGRAM=zed and PAGER=cat, 148260; Cursor agent, 148200
+    "GIT_PAGER": ("cat",),  # Copilot in VS Code: TERM_PROGRAM=vscode and GIT_PAGER=cat, 148325 (TERM_PROGRAM stays)
+}
+
+
+def without_agent_markers(env: dict[str, str]) -> dict[str, str]:
+    """env without what makes wrangler take itself for an agent's tool (AGENT_VARIABLES, AGENT_VALUES)."""
+    return {name: value for name, value in env.items()
+            if name not in AGENT_VARIABLES and value not in AGENT_VALUES.get(name, ())}
 
 
 class _Stdout:
@@ -77,7 +116,8 @@ def _keep_loopback_off_proxies(env: dict[str, str]) -> None:
 
 
 def wrangler_env(log_dir: Path, extra: dict[str, str] | None = None, debug_log: bool = True) -> dict[str, str]:
-    """The environment for wrangler: no metrics, no banner/update check, logs inside the run (or none)."""
+    """The environment for wrangler: no metrics, no banner/update check, logs inside the run (or none), and no agent
+    markers (AGENT_VARIABLES, AGENT_VALUES; not even from `extra`): `deploy` never registers a subdomain unasked."""
     log_dir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.update(QUIET_ENV)
@@ -88,7 +128,7 @@ def wrangler_env(log_dir: Path, extra: dict[str, str] | None = None, debug_log: 
     else:
         env.update(NO_DEBUG_LOG)
     env.update(extra or {})
-    return env
+    return without_agent_markers(env)
 
 
 @dataclass(frozen=True)
@@ -167,10 +207,13 @@ def failure(args: tuple[str, ...], code: int, lines: list[str], key: str = "erro
 
 def _spawn(args: tuple[str, ...], cwd: Path, log_dir: Path | None, extra_env: dict[str, str] | None,
            stderr: int) -> subprocess.Popen:
-    """The pinned wrangler in its own process group, offline and quiet, stdout piped."""
+    """The pinned wrangler in its own process group, offline and quiet, stdout piped; a command that reaches an
+    account gets the cloud environment (runtime.cloud_env: the real one, or a stand-in's)."""
+    local = keeps_debug_log(args)
+    env = wrangler_env(log_dir or cwd / "logs", extra_env, debug_log=local)
     return subprocess.Popen(
         find_toolchain().wrangler_argv(*args), cwd=cwd,
-        env=wrangler_env(log_dir or cwd / "logs", extra_env, debug_log=keeps_debug_log(args)),
+        env=env if local else cloud_environment().apply(env),
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, text=True, bufsize=1,
         start_new_session=True,
     )

@@ -6,6 +6,5 @@ mv wrangler.cleanup.jsonc.new wrangler.cleanup.jsonc
 jq '{name, exports}' wrangler.cleanup.jsonc
 npx wrangler deploy --config wrangler.cleanup.jsonc
 npx wrangler delete --config wrangler.cleanup.jsonc
-python -m reservation_lab verify deleted --workdir "$PWD"
-npx wrangler logout
+python -m reservation_lab verify deleted --workdir "$PWD" && npx wrangler logout
 npx wrangler whoami --json
