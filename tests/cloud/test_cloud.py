@@ -15,6 +15,7 @@ from reservation_lab.cloud import steps
 from reservation_lab.cloud.steps import (
     Deployment,
     Identity,
+    choose_account,
     cleanup_config_checked,
     config_account_id,
     delete_worker,
@@ -121,6 +122,26 @@ def test_two_accounts_with_the_same_name_are_ambiguous() -> None:
                         "accounts": [{"id": LAB_ID, "name": "Lab"}, {"id": OTHER_ID, "name": "Lab"}]})
     with raises_key("cloud.two_accounts", LabError):
         parse_whoami(twins).account_id_for("Lab")
+
+
+def test_a_single_account_is_used_whatever_its_name_and_an_email_in_a_name_is_never_shown(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    fresh = parse_whoami(json.dumps({"loggedIn": True, "authType": "OAuth Token",
+                                     "accounts": [{"id": LAB_ID, "name": f"{EMAIL}'s Account"}]}))
+    assert fresh.public()["accounts"] == [{"name": "<your e-mail>'s Account"}]
+    assert EMAIL not in repr(fresh) and EMAIL not in str(fresh)  # a cell that shows `identity` shows no e-mail
+    assert choose_account(fresh, "LabEx Learning") == LAB_ID
+    shown = capsys.readouterr().out
+    assert "\"<your e-mail>'s Account\"" in shown and "account_name = \"LabEx Learning\"" in shown
+    assert EMAIL not in shown and LAB_ID not in shown
+    several = parse_whoami(json.dumps({"loggedIn": True, "authType": "OAuth Token", "accounts": [
+        {"id": LAB_ID, "name": f"{EMAIL}'s Account"}, {"id": OTHER_ID, "name": "Team"}]}))
+    with raises_key("cloud.no_account", LabError) as caught:
+        several.account_id_for("LabEx Learning")
+    assert EMAIL not in str(caught.value) and "<your e-mail>'s Account" in str(caught.value)
+    none = parse_whoami(json.dumps({"loggedIn": True, "authType": "OAuth Token", "accounts": []}))
+    with raises_key("cloud.no_accounts", LabError):
+        none.account_id_for("LabEx Learning")
 
 
 def test_identity_logged_out() -> None:

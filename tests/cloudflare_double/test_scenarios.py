@@ -256,3 +256,15 @@ def test_an_access_token_that_expires_mid_lab_is_refreshed_and_the_refresh_token
     assert first_refresh in oauth_double.oauth.revoked_refresh  # spent: a replay of it is refused
     steps.logout(run)
     assert not oauth_double.user.authorized(second)
+
+
+def test_a_worker_that_throws_at_startup_is_an_api_answer_not_a_dropped_request(
+        double: CloudflareDouble, cloud_run: RunFolder) -> None:
+    """The double's workerd cannot start the upload: Cloudflare's validation error (10021), the account unchanged."""
+    source = cloud_run.root / "src" / "index.js"
+    source.write_text(source.read_text() + '\nthrow new Error("broken at startup");\n')
+    with pytest.raises(WranglerError) as raised:
+        steps.deploy(cloud_run)
+    assert "10021" in str(raised.value) and "fetch failed" not in str(raised.value)
+    assert double.account.scripts == {} and double.account.namespaces == []
+    assert left_deployed(cloud_run)  # an unknown failure may have uploaded: the cleanup hint stays (conservative)

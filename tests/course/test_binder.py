@@ -39,15 +39,15 @@ def test_postbuild_then_a_notebook_in_a_fresh_clone(tmp_path: Path) -> None:
     assert (clone / "worker" / "node_modules" / "wrangler" / "package.json").exists()
     assert KERNEL_NAME in built.stdout
     config = json.loads((prefix / "etc/jupyter/jupyter_server_config.d/reservation-lab.json").read_text())
-    assert config["ServerApp"]["default_url"] == "/lab/tree/notebooks"
+    assert config["ServerApp"]["default_url"] == "/lab/tree/workspace"  # the learner's copies, not the originals
     assert not (home / ".jupyter").exists(), "postBuild must not touch the user's own Jupyter config"
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     run = tmp_path / "run"
-    executed = tmp_path / "executed.ipynb"
+    executed = clone / "workspace" / "es" / "concurrent-reservations.ipynb"  # run and saved in place, as JupyterLab
     result = subprocess.run(
-        papermill_command(str(clone / "notebooks" / "es" / "concurrent-reservations.ipynb"), str(executed),
+        papermill_command(str(executed), str(executed),
                           "-k", KERNEL_NAME, "-p", "workdir", str(run), "-p", "experiments", "False",
                           "--cwd", str(elsewhere)),  # the experiments are proven by the other runs
         cwd=elsewhere, env={**env, "PYTHONPATH": str(clone / "lib")}, capture_output=True, text=True, timeout=600)
@@ -55,3 +55,5 @@ def test_postbuild_then_a_notebook_in_a_fresh_clone(tmp_path: Path) -> None:
     report = json.loads((run / "report.json").read_text())
     assert report["summary"] == {"accepted": 4, "rejected": 6, "highestReserved": 4}
     assert (run / "node_modules").resolve() == (clone / "worker" / "node_modules").resolve()
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True, check=True)
+    assert status.stdout == "", status.stdout  # the executed notebook is the learner's copy: git pull stays clean

@@ -61,7 +61,8 @@ def test_every_error_a_learner_can_meet_reads_in_the_notebooks_language(language
             "port-busy-start": cells["start-server"].source,
             "missing-login": "identity = lab.whoami(run)\nidentity.account_id_for(account_name)",
             "wrong-account": "from reservation_lab.cloud.steps import Account, Identity\n"
-                             "Identity(True, 'oauth', (Account('Lab', 'hidden'),)).account_id_for(account_name)",
+                             "Identity(True, 'oauth', (Account('Lab', 'hidden'), Account('Team', 'other')))"
+                             ".account_id_for(account_name)",
             "failed-invariant": 'lab.check_equal("burst_summary", lab.expected_summary(3), '
                                 "lab.expected_summary(burst_size))",
         }
@@ -82,7 +83,7 @@ def test_every_error_a_learner_can_meet_reads_in_the_notebooks_language(language
     shown = {name: ANSI.sub("", "\n".join(found[0].traceback)) for name, found in errors.items() if found}
     assert message("cloud.not_logged_in", language) in shown["missing-login"]
     account = re.search(r'^account_name = "(.*)"$', parameters, re.M)[1]
-    assert message("cloud.no_account", language, name=quoted(account), names='"Lab"') in shown["wrong-account"]
+    assert message("cloud.no_account", language, name=quoted(account), names='"Lab", "Team"') in shown["wrong-account"]
     assert str(port) in shown["port-busy-start"] and message("friendly.port_busy", language) in shown["port-busy-start"]
     for name in forced:
         assert english_lines(output_text(executed[name])) == [], name

@@ -21,6 +21,7 @@ import pytest
 from reservation_lab.authoring.builder import SOURCE_DIR, TERMINAL, languages, terminal_block
 from reservation_lab.authoring.jupyter import terminal_env
 from reservation_lab.cloudflare_double.double import CloudflareDouble
+from reservation_lab.cloudflare_double.scenarios import SCENARIOS
 from reservation_lab.domain.config import write_cleanup_config, write_wrangler_config
 from reservation_lab.domain.runs import RunFolder, create_run_folder
 from reservation_lab.runtime.ports import free_port
@@ -92,9 +93,11 @@ def test_local_blocks_checks_burst_restart_and_replay(local_server) -> None:
 
 
 @pytest.fixture
-def terminal_in_double(tmp_path: Path, offline_home: None) -> Iterator[tuple[CloudflareDouble, dict[str, str]]]:
-    """A terminal whose wrangler talks to the double (device login) and whose curl reaches its workers.dev."""
-    with CloudflareDouble(tmp_path / "double") as double:
+def terminal_in_double(tmp_path: Path, offline_home: None, request: pytest.FixtureRequest
+                       ) -> Iterator[tuple[CloudflareDouble, dict[str, str]]]:
+    """A terminal whose wrangler talks to the double (device login) and whose curl reaches its workers.dev; the
+    learner is a fresh free account unless a test names another scenario (indirect parametrization)."""
+    with CloudflareDouble(tmp_path / "double", SCENARIOS[getattr(request, "param", "fresh")]()) as double:
         shims = tmp_path / "shims"
         shims.mkdir()
         curl = shims / "curl"
@@ -121,7 +124,8 @@ def test_cloud_blocks_login_deploy_burst_verify_redeploy_delete_logout(terminal_
         # the last line of step 7 (whoami when logged out) prints {"loggedIn":false} and exits 1, by design
         assert done.returncode == (1 if logged_out else 0), f"{block}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
         outputs[block] = done.stdout
-    assert '"name": "LabEx Learning"' in outputs["step1-login"] and double.account.id not in outputs["step1-login"]
+    assert '"name": "<e-mail>\'s Account"' in outputs["step1-login"]  # a fresh account: the only one is taken
+    assert double.account.id not in outputs["step1-login"] and double.user.email not in outputs["step1-login"]
     assert json.loads(run.config.read_text())["account_id"] == double.account.id
     summary = json.loads(re.search(r'\{\s*"accepted".*?\}', outputs["step5"], re.S).group(0))
     assert summary == {"accepted": 4, "rejected": 6, "highestReserved": 4}
@@ -129,3 +133,16 @@ def test_cloud_blocks_login_deploy_burst_verify_redeploy_delete_logout(terminal_
     assert '"reserved": 4' in outputs["step6"]
     assert "PASS: deleted" in outputs["step7"] and f"Successfully deleted {run.name}" in outputs["step7"]
     assert double.account.scripts == {} and double.account.namespaces == []
+
+
+@pytest.mark.parametrize("terminal_in_double", ["several-accounts"], indirect=True)
+def test_the_login_block_takes_the_learning_account_among_several(terminal_in_double, tmp_path: Path) -> None:
+    double, env = terminal_in_double
+    run = create_run_folder(tmp_path / "labex-c10-o03-0123456789ab")
+    write_wrangler_config(run)
+    done = bash(run.root, terminal_block("step1-login"), env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert '"name": "LabEx Learning"' in done.stdout and '"name": "<e-mail>\'s Account"' in done.stdout
+    assert double.user.email not in done.stdout and double.account.id not in done.stdout
+    assert json.loads(run.config.read_text())["account_id"] == double.account.id
+    assert "--scopes account:read user:read workers:write workers_scripts:write" in terminal_block("step1-login")

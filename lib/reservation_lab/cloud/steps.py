@@ -79,7 +79,8 @@ class Identity:
     accounts: tuple[Account, ...] = ()
 
     def __repr__(self) -> str:
-        return f"Identity(logged_in={self.logged_in}, auth_type={self.auth_type!r}, accounts={self.names()})"
+        shown = [shown_name(name) for name in self.names()]  # a cell that shows `identity` shows no e-mail
+        return f"Identity(logged_in={self.logged_in}, auth_type={self.auth_type!r}, accounts={shown})"
 
     def names(self) -> list[str]:
         return [account.name for account in self.accounts]

@@ -8,6 +8,7 @@ Each handler names where its request and response shape come from: `cli.js:<line
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable
@@ -24,7 +25,8 @@ SCRIPT_NOT_FOUND = 10007     # workers.api.error.script_not_found (cli.js: delet
 SERVICE_NOT_FOUND = 10090    # workers.api.error.service_not_found (cli.js:151160 catches it on a first deploy)
 AUTH_ERROR = 10000           # "Authentication error" (Cloudflare's code for a bad or revoked bearer token)
 WORKER_START_FAILED = 10021  # the upload's validation failed, e.g. the Worker throws at startup (cloudflare-docs
-                             # #14880, Workers error codes: 10021); the double answers it when workerd refuses
+                             # #14880, Workers error codes: 10021; status 400 assumed); the double answers it when
+                             # its workerd cannot start the uploaded Worker
 NO_SUBDOMAIN = 10007         # GET /workers/subdomain on an account without one: "This account does not have a
                              # workers.dev subdomain" (cli.js:152028 reads code 10007 as "no subdomain")
 
@@ -218,13 +220,31 @@ def upload(double: Any, request: Request, match: re.Match[str]) -> Answer:
     try:
         double.bundles.deploy(account, script)
     except Exception as exc:  # noqa: BLE001 - workerd refused the Worker: an answer, never a dropped request
-        return error(500, WORKER_START_FAILED, f"Uncaught error while starting the Worker: {type(exc).__name__}")
+        _undo_upload(double, account, previous, script, reconciliation["created"])
+        return error(400, WORKER_START_FAILED, f"Uncaught error while starting the Worker: {type(exc).__name__} "
+                     "(the Worker threw while it was validated; nothing was deployed)")
     result = {"id": name, "tag": script.tag, "etag": hex_id(), "handlers": ["fetch"], "deployment_id": version,
               "created_on": script.created_on, "modified_on": script.modified_on, "startup_time_ms": 3,
               "has_assets": False, "has_modules": True, "usage_model": "standard"}
     if any(reconciliation.values()):
         result["exports_reconciliation"] = reconciliation
     return ok(result)
+
+
+def _undo_upload(double: Any, account: Account, previous: Script | None, script: Script, created: list[str]) -> None:
+    """A rejected upload changes nothing: its new namespaces go, the previous version (if any) runs again."""
+    for class_name in created:
+        made = account.namespace_of(script.name, class_name)
+        if made is not None:
+            account.namespaces.remove(made)
+    script.versions.pop()
+    if previous is None:
+        del account.scripts[script.name]
+        double.bundles.remove(script.name)
+        return
+    account.scripts[script.name] = previous
+    with contextlib.suppress(Exception):  # it ran before; should it fail now, it stays stopped
+        double.bundles.deploy(account, previous)
 
 
 def _attach_namespaces(account: Account, script: Script) -> None:
