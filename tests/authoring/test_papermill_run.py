@@ -64,7 +64,7 @@ def test_cloud_mode_without_cloudflare_stops_at_login(tmp_path: Path, monkeypatc
     from reservation_lab.runtime.ports import free_port
 
     monkeypatch.setenv("WRANGLER_AUTH_DOMAIN", f"127.0.0.1:{free_port()}")  # device login fails fast, online or not
-    with pytest.raises(LabError, match=r"wrangler login --device --browser=false` failed"):
+    with pytest.raises(LabError, match=r"wrangler login --device --browser=false --scopes [a-z_: ]+` failed"):
         run_course(language="es", workdir=tmp_path / "run", cloud=True, log_output=False)
     assert not (tmp_path / "run" / "report.json").exists()
 

@@ -118,7 +118,8 @@ def test_script_not_found_10007() -> None:
 
 
 def test_not_found_helper_is_strict() -> None:
-    assert not is_not_found(APIError("cloud.no_details", status=404, codes=(10090,)))
+    assert is_not_found(APIError("cloud.no_details", status=404, codes=(10090,)))  # as wrangler reads it
+    assert not is_not_found(APIError("cloud.no_details", status=404, codes=(7003,)))
     assert not is_not_found(RuntimeError("10007"))
     assert is_not_found(APIError("cloud.no_details", status=200, codes=(10007,)))
 

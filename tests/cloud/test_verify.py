@@ -257,10 +257,10 @@ def test_deleted_but_namespace_still_present_on_page_two() -> None:
     assert verdict.problems == ["namespace: namespace(s) of this Worker remain: WorkshopReservations."]
 
 
-def test_a_404_that_is_not_10007_is_no_proof() -> None:
-    other = (404, envelope(errors=[{"code": 10090, "message": "something else"}]))
+def test_a_404_that_says_no_script_is_missing_is_no_proof() -> None:
+    other = (404, envelope(errors=[{"code": 7003, "message": "Could not route to /accounts/…"}]))
     verdict = verify_deleted(fake_api(SCRIPT, settings=other, pages=[[]]), SCRIPT)
-    assert not verdict.passed and "10090" in verdict.problems[0]
+    assert not verdict.passed and "7003" in verdict.problems[0]
 
 
 @pytest.mark.parametrize("handler, expected", [

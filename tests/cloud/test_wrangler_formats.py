@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from reservation_lab.cloud.steps import deployment_from_ndjson, parse_whoami, reports_deletion
+from reservation_lab.cloud.accounts import parse_whoami
+from reservation_lab.cloud.steps import deployment_from_ndjson, reports_deletion
 from reservation_lab.domain.config import CLASS_NAME
 from reservation_lab.domain.runs import RunFolder
 from reservation_lab.paths import WORKER_DIR

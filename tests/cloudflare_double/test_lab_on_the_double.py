@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from reservation_lab.cloud import steps
+from reservation_lab.cloud.accounts import choose_account
 from reservation_lab.cloudflare_double.double import CloudflareDouble
 from reservation_lab.domain.burst import send_burst_sync
 from reservation_lab.domain.client import LabClient
@@ -28,7 +29,7 @@ def test_deploy_burst_verify_redeploy_cleanup_delete(double: CloudflareDouble, c
     identity = steps.whoami(cloud_run)
     assert identity.names() == [f"{double.user.email}'s Account"]  # a fresh free account, named after the e-mail
     assert identity.public()["accounts"] == [{"name": "<your e-mail>'s Account"}]
-    assert steps.choose_account(identity, "LabEx Learning") == double.account.id  # the only account: used
+    assert choose_account(identity, "LabEx Learning") == double.account.id  # the only account: used
     assert "'s Account" in capsys.readouterr().out
 
     deployment = steps.deploy(cloud_run)

@@ -60,7 +60,7 @@ def test_every_error_a_learner_can_meet_reads_in_the_notebooks_language(language
             "port-busy": cells["write-config"].source + "\n",  # the config cell, then the server on the busy port
             "port-busy-start": cells["start-server"].source,
             "missing-login": "identity = lab.whoami(run)\nidentity.account_id_for(account_name)",
-            "wrong-account": "from reservation_lab.cloud.steps import Account, Identity\n"
+            "wrong-account": "from reservation_lab.cloud.accounts import Account, Identity\n"
                              "Identity(True, 'oauth', (Account('Lab', 'hidden'), Account('Team', 'other')))"
                              ".account_id_for(account_name)",
             "failed-invariant": 'lab.check_equal("burst_summary", lab.expected_summary(3), '

@@ -9,13 +9,14 @@ import json
 import re
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from reservation_lab.cloud.api import CloudflareAPI, first_json_object, parse_auth_token, token_from_env
+from reservation_lab.cloud.accounts import Identity, parse_whoami
+from reservation_lab.cloud.api import CloudflareAPI, parse_auth_token, token_from_env
 from reservation_lab.cloud.verify import MODES, Verdict, VerificationFailed, verify_deleted, verify_deployed
 from reservation_lab.domain.config import CLASS_NAME, check_run_name, read_config
 from reservation_lab.domain.facts import BURST_SIZE, CAPACITY
@@ -57,59 +58,9 @@ NOT_EXPORTED = "Durable Objects, which are not exported in your entrypoint file"
 REJECTED_CLASS = re.compile(r"✘ \[(\w+)\] class '([^']*)': ([^\n]*)")  # one line a class (cli.js:157075)
 NOT_LOGGED_IN = ("not logged in", "wrangler login")  # cli.js requireAuth: no OAuth login and no API token
 EMAIL_UNVERIFIED_CODE = 10034  # workers.api.error.email_verification_required (workers-sdk #11394, #15641)
-EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+
 LOGIN_SCOPES = ("account:read", "user:read", "workers:write", "workers_scripts:write")  # wrangler adds offline_access
                                                                                         # (cli.js:124155)
-
-
-@dataclass(frozen=True)
-class Account:
-    """An account wrangler can use; the ID is kept out of repr."""
-
-    name: str
-    id: str = field(repr=False)
-
-
-@dataclass(frozen=True, repr=False)
-class Identity:
-    """`wrangler whoami --json` reduced to what the lab needs (no e-mail is kept)."""
-
-    logged_in: bool
-    auth_type: str | None = None
-    accounts: tuple[Account, ...] = ()
-
-    def __repr__(self) -> str:
-        shown = [shown_name(name) for name in self.names()]  # a cell that shows `identity` shows no e-mail
-        return f"Identity(logged_in={self.logged_in}, auth_type={self.auth_type!r}, accounts={shown})"
-
-    def names(self) -> list[str]:
-        return [account.name for account in self.accounts]
-
-    def public(self) -> dict[str, Any]:
-        """The safe fields: loggedIn, authType and the account names, an e-mail in a name hidden (a new account is
-        called `<e-mail>'s Account`); no IDs."""
-        return {"loggedIn": self.logged_in, "authType": self.auth_type,
-                "accounts": [{"name": shown_name(name)} for name in self.names()]}
-
-    def account_for(self, name: str) -> Account:
-        """The account the lab uses: the one called `name`, or the only account the login sees (whatever its name).
-
-        Raises, naming the accounts (e-mails hidden) and both ways out: another `account_name`, or a new login that
-        is granted the learning account (Cloudflare's consent screen lets a learner leave an account out)."""
-        if not self.logged_in:
-            raise LabError("cloud.not_logged_in")
-        if len(self.accounts) == 1:
-            return self.accounts[0]
-        named = [account for account in self.accounts if account.name == name]
-        if len(named) == 1:
-            return named[0]
-        names = ", ".join(quoted(shown_name(n)) for n in self.names()) or "–"
-        key = "cloud.two_accounts" if named else "cloud.no_account" if self.accounts else "cloud.no_accounts"
-        raise LabError(key, name=quoted(shown_name(name)), names=names, n=len(self.accounts))
-
-    def account_id_for(self, name: str) -> str:
-        """The ID of `account_for(name)` (kept in a variable, never shown)."""
-        return self.account_for(name).id
 
 
 @dataclass(frozen=True)
@@ -118,18 +69,6 @@ class Deployment:
 
     url: str | None
     version_id: str | None = None
-
-
-def parse_whoami(stdout: str) -> Identity:
-    """An Identity from `wrangler whoami --json` output (also `{"loggedIn": false}`)."""
-    data = first_json_object(stdout)
-    if data is None:
-        raise LabError("cloud.whoami_no_json")
-    accounts = tuple(
-        Account(name=str(item.get("name", "")), id=str(item.get("id", "")))
-        for item in data.get("accounts") or [] if isinstance(item, dict)
-    )
-    return Identity(logged_in=data.get("loggedIn") is True, auth_type=data.get("authType"), accounts=accounts)
 
 
 def deployment_from_ndjson(text: str) -> Deployment | None:
@@ -172,20 +111,6 @@ def reports_deletion(printed: str) -> bool:
 def reports_stale_tombstone(printed: str) -> bool:
     """Whether Cloudflare called the tombstone stale: no WorkshopReservations namespace exists (any more)."""
     return STALE_TOMBSTONE.search(strip_ansi(printed)) is not None
-
-
-def shown_name(name: str) -> str:
-    """An account name as the notebook shows it: an e-mail in it (a new account's `<e-mail>'s Account`) hidden."""
-    return EMAIL.sub(message("cloud.your_email"), name)
-
-
-def choose_account(identity: Identity, name: str, echo: Echo = STDOUT) -> str:
-    """The ID of the account the lab uses (Identity.account_for), after one line naming it (e-mail hidden); with a
-    single account whose name is not `name`, the line says that account is used and why."""
-    account = identity.account_for(name)
-    key = "cloud.using_account" if account.name == name else "cloud.using_only_account"
-    _say(echo, message(key, account=quoted(shown_name(account.name)), name=quoted(name)))
-    return account.id
 
 
 def _failure_code(ndjson: str) -> int | None:

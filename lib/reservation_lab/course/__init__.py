@@ -7,8 +7,8 @@ and everything the session starts, stopped together), `cloud_mode` (which Cloudf
 `exercises` (grading), `display` (what cells show), `files` (`%%lab_file`), `friendly` (errors in the learner's
 language), `parameters` (the papermill defaults). The authors' tools live in `authoring`."""
 
+from reservation_lab.cloud.accounts import choose_account
 from reservation_lab.cloud.steps import (
-    choose_account,
     delete_worker,
     deploy,
     login,
