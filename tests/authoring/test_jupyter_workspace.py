@@ -140,6 +140,8 @@ def test_the_default_workspace_is_git_ignored_and_not_collected() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.stress  # every ./lab test proves the same in a fresh clone: tests/course/test_binder.py runs the
+                     # workspace copy postBuild prepared, in place, and finds `git status` clean
 def test_run_all_in_the_workspace_leaves_the_repository_unchanged(tmp_path: Path) -> None:
     """The acceptance: the German lab notebook, opened the way `./lab jupyter` opens it, runs top to bottom in the
     course's kernel and is saved in place (as JupyterLab's autosave does), from the workspace's folder. Its outputs

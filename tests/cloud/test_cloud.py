@@ -39,17 +39,8 @@ from tests.support import raises_key
 NAME = "labex-c10-o03-0123456789ab"
 URL = f"https://{NAME}.example-sub.workers.dev"
 LAB_ID = "0123456789abcdef0123456789abcdef"
-OTHER_ID = "fedcba9876543210fedcba9876543210"
-EMAIL = "learner@example.com"
 TOKEN = "cf-test-token-Zq9x7Yw6Vu5Ts4Rr3Qp2On1Ml0Kk"
 
-WHOAMI_IN = json.dumps({
-    "loggedIn": True,
-    "authType": "OAuth Token",
-    "email": EMAIL,
-    "accounts": [{"id": LAB_ID, "name": "LabEx Learning"}, {"id": OTHER_ID, "name": "Personal"}],
-    "tokenPermissions": ["account:read", "workers_scripts:write", "offline_access"],
-}, indent=2)
 NDJSON = "\n".join(json.dumps(line) for line in [
     {"version": 1, "type": "wrangler-session", "wrangler_version": "4.132.0",
      "command_line_args": ["deploy", "--config", "wrangler.jsonc"], "log_file_path": "/tmp/logs/wrangler.log",

@@ -101,17 +101,6 @@ def test_the_verifier_waits_out_a_429_and_says_log_in_again_for_a_revoked_token(
     assert double.token not in str(raised.value) and double.account.id not in str(raised.value)
 
 
-def test_settings_without_namespace_id_are_joined_by_class_and_still_pass(
-        double: CloudflareDouble, cloud_run: RunFolder, capsys: pytest.CaptureFixture[str]) -> None:
-    double.user.faults.settings_without_namespace_id = True
-    url = steps.deploy(cloud_run).url
-    steps.wait_until_ready(url, settle=0)
-    steps.verify(cloud_run, "deployed", app_url=url, burst_size=0)
-    printed = capsys.readouterr().out
-    assert "lists no namespace_id, so the namespace was matched by this Worker and class" in printed
-    assert "PASS: deployed" in printed
-
-
 def test_an_access_token_that_expires_mid_lab_is_refreshed_and_the_refresh_token_rotates(
         oauth_double: CloudflareDouble, tmp_path: Path) -> None:
     import time

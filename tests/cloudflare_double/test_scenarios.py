@@ -20,7 +20,7 @@ from tests.cloudflare_double.test_lab_on_the_double import files_containing
 from tests.support import raises_key
 
 
-@pytest.mark.parametrize("agent", [None, "REPL_ID", "CODEIUM_EDITOR_APP_ROOT"])
+@pytest.mark.parametrize("agent", [None, "REPL_ID"])  # every agent variable: tests/runtime/test_wrangler.py
 def test_an_account_without_workers_dev_subdomain_is_told_what_to_do(
         double: CloudflareDouble, cloud_run: RunFolder, monkeypatch: pytest.MonkeyPatch, agent: str | None) -> None:
     """The same sentence in an online IDE or agent-driven editor (Replit, Windsurf): wrangler never learns it runs
@@ -116,5 +116,5 @@ def test_the_left_deployed_tracker_follows_what_was_uploaded(double: CloudflareD
     assert not left_deployed(cloud_run)
     steps.deploy(cloud_run)  # the same run deploys again after a proven cleanup: it may be left behind again
     assert left_deployed(cloud_run)
-    cleanup(cloud_run.root)
-    assert double.account.scripts == {}
+    failed = LabError("cloud.not_ready", url="-", capacity=4, seconds=1, seen="-")  # any later failing cell
+    assert "cleanup --workdir" in "\n".join(friendly_traceback(failed, "de", cloud_run) or [])
