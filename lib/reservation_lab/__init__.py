@@ -9,7 +9,8 @@
                                 experiments' workbench; the exercises' grader
     drills                      crash, load and bad-input drills
     course                      the facade the notebook cells import (`from reservation_lab import course as lab`)
-    authoring                   authors' and teachers' tools: notebook builder, ./lab run, grade, nbgrader
+    authoring, classroom        authors' and teachers' tools: notebook builder, ./lab run, grade, nbgrader; the class
+                                drill on a real JupyterHub (./lab class)
     cli, __main__               the one command line (`python -m reservation_lab`, `./lab`)
 
 import-linter enforces the order (the `layers` contract in pyproject.toml, run by tests/test_layers.py).

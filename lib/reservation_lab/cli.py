@@ -11,6 +11,7 @@
     cleanup   delete exactly what a cloud run deployed, after any failure, and prove it (verify deleted)
     drill     crash, load and bad-input drills against a local wrangler dev
     kernel    install the course's named Jupyter kernel (idempotent) and print its name
+    class     a class drill: N simulated learners run the lab at once on a real JupyterHub, measured
     jupyter   JupyterLab on the learner's own copies of the notebooks (workspace/, git-ignored), loopback only;
               its terminals have the course's node, npx and wrangler
 
@@ -210,6 +211,33 @@ def _translations(args: argparse.Namespace) -> int:
     return 1 if found else 0
 
 
+def _class(args: argparse.Namespace) -> int:
+    """The class drill (classroom.drill): the table, class-report.json and progress.png in the drill's folder."""
+    from reservation_lab.classroom.drill import run_class, table
+    from reservation_lab.paths import RUNS_DIR
+
+    folder = Path(args.folder) if args.folder else RUNS_DIR / f"class-{args.learners}"
+    overrides = {} if args.experiments else {"experiments": False}
+    report = run_class(args.learners, folder, ramp=args.ramp, hub_url=args.hub, overrides=overrides,
+                       solo=not args.no_solo)
+    print(table(report))
+    print(f"\n{folder / 'class-report.json'}\n{folder / 'progress.png'}")
+    return 0 if report.passed else 1
+
+
+def _add_class(sub: argparse._SubParsersAction) -> None:
+    drill = sub.add_parser("class", help="N simulated learners run the lab at once on a real JupyterHub, measured")
+    drill.add_argument("--learners", type=int, default=4, help="how many learners (default 4)")
+    drill.add_argument("--ramp", type=float, default=0.0, help="seconds over which their starts are spread")
+    drill.add_argument("--hub", help="an existing hub's URL (admin token in RESERVATION_LAB_HUB_TOKEN); "
+                                     "default: a JupyterHub started on loopback for the drill")
+    drill.add_argument("--folder", help="where the hub, homes and report go (default .runs/class-N)")
+    drill.add_argument("--no-experiments", dest="experiments", action="store_false",
+                       help="learners set experiments = False (the five experiments after step 4 skipped)")
+    drill.add_argument("--no-solo", action="store_true", help="skip the one-learner-alone baseline")
+    drill.set_defaults(func=_class)
+
+
 def _add_translations(sub: argparse._SubParsersAction) -> None:
     tr = sub.add_parser("translations", help="the translated entries whose English original changed (TRANSLATING.md)")
     tr.add_argument("--accept", metavar="LANG", help="record the current English fingerprints for LANG's KEYs")
@@ -260,6 +288,7 @@ def parser() -> argparse.ArgumentParser:
     _add_nbgrader(sub)
     _add_translations(sub)
     _add_site(sub)
+    _add_class(sub)
     sub.add_parser("kernel", help="install the course's Jupyter kernel").set_defaults(func=_kernel)
     jupyter = sub.add_parser("jupyter", help="JupyterLab on your own copies of the notebooks in workspace/ "
                                              "(notebooks/ untouched; 127.0.0.1; terminals can redo the lab)")

@@ -1,0 +1,186 @@
+"""One simulated learner, the way a browser drives their JupyterLab (JupyterHub's traffic simulators do the same).
+
+Logs in (the hub makes the user and a token of their own), starts their server, gets the course into their home as
+the README's launch link does (nbgitpuller's `git-pull` API from this checkout; a copy through the contents API where
+the hub has no nbgitpuller), opens their language's notebook through the Jupyter server's REST API, starts the
+`reservation-lab` kernel and runs every code cell over the kernel's websocket, one after the other, as Run All does:
+the first error stops it. Each cell's end is recorded (seconds since the learner started) for the progress plot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+from tornado.httpclient import HTTPRequest
+from tornado.websocket import websocket_connect
+
+from reservation_lab.classroom.hub import HubAPI
+from reservation_lab.paths import REPO_ROOT
+
+KERNEL = "reservation-lab"
+COURSE_DIR = "course"  # where the course lands in each learner's home
+CELL_TIMEOUT = 600.0
+
+
+@dataclass
+class Outcome:
+    """What happened to one learner: passed, where it failed, the cells' end times, the Run All time."""
+
+    name: str
+    language: str
+    workshop: str
+    got_course_by: str = ""
+    passed: bool = False
+    failed_cell: int | None = None
+    error: str = ""
+    started: float = 0.0  # monotonic time the learner began (login)
+    run_all_seconds: float = 0.0
+    cells_done: list[float] = field(default_factory=list)  # seconds since `started` at each cell's end
+    server_pid: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if key not in ("started",)}
+
+
+def course_source() -> tuple[str, str | None]:
+    """This checkout as nbgitpuller clones it: its path and branch (None when detached: the default branch)."""
+    branch = subprocess.run(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=REPO_ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    return str(REPO_ROOT), (branch if branch and branch != "HEAD" else None)
+
+
+def parameters_with(source: str, overrides: dict[str, Any]) -> str:
+    """The parameters cell as a learner edits it: each overridden name's line replaced."""
+    lines = source.splitlines()
+    for name, value in overrides.items():
+        literal = json.dumps(value) if isinstance(value, str) else repr(value)
+        lines = [f"{name} = {literal}" if line.split("=")[0].strip() == name else line for line in lines]
+    return "\n".join(lines)
+
+
+class Learner:
+    """A learner's session against their server: REST for contents and sessions, a websocket for the kernel."""
+
+    def __init__(self, hub: HubAPI, name: str, language: str, workshop: str,
+                 overrides: dict[str, Any] | None = None) -> None:
+        self.hub = hub
+        self.outcome = Outcome(name=name, language=language, workshop=workshop)
+        self.overrides = {"workshop": workshop, **(overrides or {})}
+        self.token = ""
+        self.kernel_id = ""
+
+    @property
+    def base(self) -> str:
+        return f"{self.hub.url.rstrip('/')}/user/{self.outcome.name}"
+
+    def _http(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(base_url=self.base, headers={"Authorization": f"token {self.token}"},
+                                 timeout=120, trust_env=False)
+
+    async def run(self) -> Outcome:
+        """Everything a learner does, in order; any failure is recorded, never raised."""
+        outcome = self.outcome
+        outcome.started = time.monotonic()
+        try:
+            await asyncio.to_thread(self._log_in)
+            async with self._http() as http:
+                path = await self._get_course(http)
+                notebook = (await self._json(http.get(f"/api/contents/{quote(path)}", params={"content": 1})))
+                session = await self._json(http.post("/api/sessions", json={
+                    "path": path, "type": "notebook", "name": Path(path).name, "kernel": {"name": KERNEL}}))
+                self.kernel_id = session["kernel"]["id"]
+                begun = time.monotonic()
+                await self._run_all(notebook["content"])
+                outcome.run_all_seconds = time.monotonic() - begun
+                outcome.passed = outcome.failed_cell is None
+                await http.delete(f"/api/sessions/{session['id']}")
+        except Exception as exc:  # noqa: BLE001 - the drill reports every learner, whatever stopped them
+            outcome.error = outcome.error or f"{type(exc).__name__}: {exc}"[:500]
+        return outcome
+
+    def _log_in(self) -> None:
+        self.hub.create_user(self.outcome.name)
+        self.hub.start_server(self.outcome.name)
+        self.token = self.hub.user_token(self.outcome.name)
+        self.outcome.server_pid = self.hub.server_pid(self.outcome.name)
+
+    async def _json(self, pending: Any) -> Any:
+        answer = await pending
+        answer.raise_for_status()
+        return answer.json()
+
+    async def _get_course(self, http: httpx.AsyncClient) -> str:
+        """The notebook's path in the learner's home, after nbgitpuller (or a copy) brought the course there."""
+        notebook = f"{COURSE_DIR}/notebooks/{self.outcome.language}/concurrent-reservations.ipynb"
+        repo, branch = course_source()
+        params = {"repo": repo, "targetpath": COURSE_DIR, **({"branch": branch} if branch else {})}
+        pulled = await http.get("/git-pull/api", params=params, timeout=300)
+        if pulled.status_code == 200 and '"phase": "finished"' in pulled.text:
+            self.outcome.got_course_by = "nbgitpuller"
+            return notebook
+        self.outcome.got_course_by = "copy"  # no nbgitpuller on this hub: the notebook through the contents API
+        content = json.loads((REPO_ROOT / "notebooks" / self.outcome.language /
+                              "concurrent-reservations.ipynb").read_text())
+        for folder in (COURSE_DIR, f"{COURSE_DIR}/notebooks", f"{COURSE_DIR}/notebooks/{self.outcome.language}"):
+            await http.put(f"/api/contents/{folder}", json={"type": "directory"})
+        await self._json(http.put(f"/api/contents/{quote(notebook)}",
+                                  json={"type": "notebook", "format": "json", "content": content}))
+        return notebook
+
+    async def _run_all(self, notebook: dict[str, Any]) -> None:
+        url = self.base.replace("http", "ws", 1) + f"/api/kernels/{self.kernel_id}/channels"
+        request = HTTPRequest(f"{url}?session_id={uuid.uuid4().hex}",
+                              headers={"Authorization": f"token {self.token}"})
+        socket = await websocket_connect(request, max_message_size=64 * 1024 * 1024)
+        try:
+            codes = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+            for index, cell in enumerate(codes):
+                source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+                if "parameters" in cell.get("metadata", {}).get("tags", []):
+                    source = parameters_with(source, self.overrides)
+                error = await self._execute(socket, source)
+                self.outcome.cells_done.append(time.monotonic() - self.outcome.started)
+                if error:
+                    self.outcome.failed_cell, self.outcome.error = index, error
+                    return
+        finally:
+            socket.close()
+
+    async def _execute(self, socket: Any, code: str) -> str:
+        """Send one execute_request; wait for its reply and the kernel's idle; the error text, or ''."""
+        msg_id = uuid.uuid4().hex
+        await socket.write_message(json.dumps({
+            "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": self.outcome.name,
+                       "session": uuid.uuid4().hex, "version": "5.3", "date": ""},
+            "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+            "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
+                        "allow_stdin": False, "stop_on_error": True}}))
+        error, replied, idle = "", False, False
+        deadline = time.monotonic() + CELL_TIMEOUT
+        while not (replied and idle):
+            raw = await asyncio.wait_for(socket.read_message(), timeout=max(1.0, deadline - time.monotonic()))
+            if raw is None:
+                return error or "the kernel's websocket closed"
+            message = json.loads(raw)
+            if message.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind = message.get("msg_type") or message.get("header", {}).get("msg_type")
+            content = message.get("content", {})
+            if kind == "error":
+                error = f"{content.get('ename')}: {content.get('evalue')}"[:500]
+            elif kind == "execute_reply":
+                replied = True
+                if content.get("status") != "ok" and not error:
+                    error = f"{content.get('ename', content.get('status'))}: {content.get('evalue', '')}"[:500]
+            elif kind == "status" and content.get("execution_state") == "idle":
+                idle = True
+        return error

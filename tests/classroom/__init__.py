@@ -1,0 +1,1 @@
+"""Tests of reservation_lab.classroom."""
