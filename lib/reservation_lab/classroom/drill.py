@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,7 +90,7 @@ async def measure(hub: HubAPI, learner: Learner, delay: float = 0.0) -> Measured
     with Sampler(learner.outcome.server_pid, interval=0.5) as sampler:
         await task
     measured.peak_pss_mib = sampler.peak_pss_bytes / MIB
-    measured.cpu_seconds = sampler.cpu_seconds
+    measured.cpu_seconds = sampler.cpu_seconds_during  # the server existed before: only what this Run All used
     measured.processes = sampler.peak_processes
     return measured
 
@@ -162,7 +163,7 @@ def left_behind(folder: Path, seconds: float = 30.0) -> list[str]:
             environment_of(process.pid).get("HOME", "").startswith(marker)
 
     def ours() -> list[str]:
-        return [f"{p.pid} {p.cmdline[:120]}" for p in live_processes() if started_here(p)]
+        return [f"{p.pid} {p.cmdline[:120]}" for p in live_processes() if p.pid != os.getpid() and started_here(p)]
 
     wait_until(lambda: not ours(), seconds, interval=0.5)
     return ours()

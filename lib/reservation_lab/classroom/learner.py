@@ -77,6 +77,8 @@ class Learner:
         self.overrides = {"workshop": workshop, **(overrides or {})}
         self.token = ""
         self.kernel_id = ""
+        self.cell_started: asyncio.Event | None = None  # set when the cell `watch_cell` begins (for fault drills)
+        self.watch_cell: int | None = None
 
     @property
     def base(self) -> str:
@@ -147,6 +149,8 @@ class Learner:
                 source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
                 if "parameters" in cell.get("metadata", {}).get("tags", []):
                     source = parameters_with(source, self.overrides)
+                if index == self.watch_cell and self.cell_started is not None:
+                    self.cell_started.set()
                 error = await self._execute(socket, source)
                 self.outcome.cells_done.append(time.monotonic() - self.outcome.started)
                 if error:
@@ -171,10 +175,12 @@ class Learner:
             if raw is None:
                 return error or "the kernel's websocket closed"
             message = json.loads(raw)
-            if message.get("parent_header", {}).get("msg_id") != msg_id:
-                continue
             kind = message.get("msg_type") or message.get("header", {}).get("msg_type")
             content = message.get("content", {})
+            if kind == "status" and content.get("execution_state") in ("restarting", "dead"):
+                return error or f"the kernel died ({content['execution_state']})"  # jupyter_server's restarter
+            if message.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
             if kind == "error":
                 error = f"{content.get('ename')}: {content.get('evalue')}"[:500]
             elif kind == "execute_reply":
