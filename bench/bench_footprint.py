@@ -1,6 +1,6 @@
 """What one learner costs: a Run All of the lab and of the exercises notebook, measured as a process tree.
 
-Run (with the course's venv): python bench/bench_footprint.py [--quick] [--language de] [--interval 0.25]
+Run (with the course's venv): python bench/bench_footprint.py [--quick] [--timeline] [--language de] [--interval 0.25]
 
 Each notebook runs as `./lab grade` runs a submission: papermill's command line with the course's engine
 (`python -m reservation_lab.authoring.papermill_engine IN OUT -k reservation-lab --engine reservation-lab`, kernels on
@@ -11,8 +11,10 @@ every descendant (kernel, wrangler's node, workerd, esbuild, watchdogs, node tes
 time, CPU seconds (the tree's, reaped children included), peak PSS and peak processes. The baseline, measured in the
 same run: a notebook of one trivial cell on the same kernel (the cost of papermill and the kernel alone); the table
 shows ratios against it. Then, for each notebook, what held the peak: PSS by role at the peak sample, and each
-role's own peak over the run. `--quick` runs the baseline and the lab notebook without its experiments.
-Linux only (PSS comes from /proc/<pid>/smaps_rollup).
+role's own peak over the run (`--timeline`: the samples over time). `--quick` runs the baseline and the lab notebook
+without its experiments.
+Linux (or WSL) only: PSS, and the CPU of reaped children, are Linux's (psutil reads them there; on macOS the
+footprint would be USS and miss the children's CPU, so the table would not compare).
 """
 
 from __future__ import annotations
@@ -153,12 +155,12 @@ def print_breakdown(measured: Measured) -> None:
     at = peak.time - sampler.samples[0].time
     print(f"\n{measured.name}: the peak ({peak.pss_bytes / MIB:.0f} MiB PSS, {peak.processes} processes) at "
           f"{at:.1f} s of {sampler.wall_seconds:.1f} s\n")
-    print("| role | processes at the peak | PSS MiB at the peak | share | RSS MiB at the peak | role's own peak PSS MiB "
-          "(processes) |")
+    print("| role | processes at the peak | PSS MiB at the peak | share | RSS MiB at the peak "
+          "| role's own peak PSS MiB (processes) |")
     print("| --- | --- | --- | --- | --- | --- |")
     peaks = role_peaks(sampler.samples)
     shown = by_role(peak)
-    for name in [*shown, *(name for name in peaks if name not in shown)]:
+    for name in [*shown, *(name for name in peaks if name not in shown and peaks[name][0] >= MIB)]:
         count, pss, rss = shown.get(name, (0, 0, 0))
         own_pss, own_count = peaks[name]
         print(f"| {name} | {count} | {pss / MIB:.0f} | {100 * pss / peak.pss_bytes:.0f} % | {rss / MIB:.0f} | "
@@ -169,12 +171,26 @@ def print_breakdown(measured: Measured) -> None:
               f"pid {member.pid}: {' '.join(member.argv)[:110]}")
 
 
+def print_timeline(measured: Measured, step: int = 50 * MIB) -> None:
+    """The run's samples, one line whenever the process count changes or PSS moved by `step` since the last line."""
+    samples = measured.sampler.samples
+    print(f"\n{measured.name}: timeline (s, PSS MiB, processes, PSS MiB by role)")
+    last: Sample | None = None
+    for each in samples:
+        if last is None or each.processes != last.processes or abs(each.pss_bytes - last.pss_bytes) >= step \
+                or each is measured.sampler.peak:
+            roles = " ".join(f"{name}={pss / MIB:.0f}" for name, (_, pss, _) in by_role(each).items())
+            mark = "  <- peak" if each is measured.sampler.peak else ""
+            print(f"  {each.time - samples[0].time:6.1f} {each.pss_bytes / MIB:5.0f} {each.processes:3}  {roles}{mark}")
+            last = each
+
+
 # ---------------------------------------------------------------------------------------------- the table
 
 
 def print_table(runs: list[Measured]) -> None:
     base = runs[0].sampler
-    print("\n| run | wall s | CPU s (rusage) | CPU/wall | peak PSS MiB | peak processes | machine Δ MiB | "
+    print("\n| run | wall s | CPU s (rusage) | CPU/wall | peak PSS MiB | peak processes | machine Δ MiB (all) | "
           "wall × baseline | CPU × baseline | PSS × baseline |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for run in runs:
@@ -194,9 +210,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="the baseline and the lab notebook without its experiments only")
     parser.add_argument("--language", default="de")
     parser.add_argument("--interval", type=float, default=0.25, help="seconds between samples (default 0.25)")
+    parser.add_argument("--timeline", action="store_true", help="also print each notebook's samples over time")
     args = parser.parse_args(argv)
     if not sys.platform.startswith("linux"):
-        raise SystemExit("bench_footprint.py measures PSS from Linux's /proc: run it on Linux (or WSL).")
+        raise SystemExit("bench_footprint.py measures PSS, which only Linux reports: run it on Linux (or WSL).")
     print(machine_line())
     print(load_line("before"), flush=True)
 
@@ -221,6 +238,8 @@ def main(argv: list[str] | None = None) -> None:
     print_table(runs)
     for run in runs[1:]:
         print_breakdown(run)
+        if args.timeline:
+            print_timeline(run)
     print()
     base = runs[0].sampler
     for run in runs[1:]:

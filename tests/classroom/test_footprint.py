@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+import collections
+import os
 import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
+from typing import Any
 
+import psutil
 import pytest
 
 from reservation_lab.classroom.footprint import (
-    CLOCK_TICKS,
-    PAGE_SIZE,
     Sampler,
-    UnsupportedPlatform,
     machine_memory_used,
     process_tree,
     run_sampled,
@@ -22,7 +22,8 @@ from reservation_lab.classroom.footprint import (
 )
 
 MIB = 2**20
-ON_LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="footprint reads Linux's /proc")
+TICK = 0.02  # psutil's CPU times come in clock ticks (10 ms on Linux): two of them
+ON_LINUX = pytest.mark.skipif(not psutil.LINUX, reason="PSS, and the CPU of zombies and of reaped children: Linux's")
 
 # A child that holds 200 MB (touched: resident, not only reserved) and starts a grandchild; both wait for stdin.
 HOLDER = textwrap.dedent("""
@@ -75,9 +76,10 @@ def test_the_sampler_keeps_the_peak_and_counts_the_cpu_of_a_reaped_grandchild() 
     assert sampler.peak_processes == 2
     assert sampler.samples[-1].pss_bytes < 100 * MIB  # freed before the end: the peak is not the last sample
     # 0.4 s in the grandchild (counted through the child's cutime once reaped) + 0.3 s in the child, and startup
-    assert sampler.cpu_seconds >= 0.7 - 2 / CLOCK_TICKS, sampler.cpu_seconds
+    assert sampler.cpu_seconds >= 0.7 - TICK, sampler.cpu_seconds
     cpu = [each.cpu_seconds for each in sampler.samples]
     assert cpu[-1] == max(cpu) and cpu[-1] > cpu[0]  # the last sample reads the exited, not yet reaped, child
+    assert sampler.cpu_seconds_during == pytest.approx(sampler.cpu_seconds - cpu[0])
     assert sampler.wall_seconds >= 0.7
     assert sampler.machine_peak_bytes >= sampler.machine_start_bytes > 0
 
@@ -95,44 +97,76 @@ def test_processes_that_exit_while_sampled_break_nothing() -> None:
     assert sampler.cpu_seconds > 0  # what was seen is kept after the tree is gone
 
 
-def fake_process(proc: Path, pid: int, ppid: int, name: str, rss_pages: int, pss_kib: int | None,
-                 ticks: tuple[int, int, int, int] = (0, 0, 0, 0), state: str = "S") -> None:
-    """A /proc/<pid> with a stat line (proc(5) fields 1-24 and a few more) and, unless pss_kib is None, smaps_rollup."""
-    folder = proc / str(pid)
-    folder.mkdir(parents=True)
-    fields = [state, ppid, *[0] * 9, *ticks, *[0] * 6, rss_pages, *[0] * 10]
-    (folder / "stat").write_text(f"{pid} ({name}) {' '.join(map(str, fields))}\n")
-    (folder / "cmdline").write_bytes(f"{name}\0--flag\0".encode())
-    if pss_kib is not None:
-        (folder / "smaps_rollup").write_text(f"00400000-ffffffff ---p 00000000 00:00 0 [rollup]\n"
-                                             f"Rss: {rss_pages * PAGE_SIZE // 1024} kB\nPss: {pss_kib} kB\n")
-
-
-def test_rss_stands_in_where_smaps_rollup_is_unreadable_and_the_sample_says_so(tmp_path: Path) -> None:
-    fake_process(tmp_path, 10, 1, "root (x) y", 100, 200, ticks=(100, 50, 30, 20))
-    fake_process(tmp_path, 11, 10, "hidden", 50, None, ticks=(10, 0, 0, 0))
-    fake_process(tmp_path, 12, 11, "gone", 0, None, ticks=(5, 5, 0, 0), state="Z")
-    fake_process(tmp_path, 13, 1, "stranger", 1, 4)
-    assert process_tree(10, proc=tmp_path) == [10, 11, 12]
-    now = sample([10, 11, 12, 99], proc=tmp_path)
-    assert now.memory_source == "pss+rss" and now.processes == 2  # the zombie holds no memory, 99 does not exist
-    assert now.pss_bytes == 200 * 1024 + 50 * PAGE_SIZE
-    assert now.rss_bytes == 150 * PAGE_SIZE
-    assert now.cpu_seconds == pytest.approx(220 / CLOCK_TICKS)  # the zombie's CPU and the root's reaped children
-    assert [(m.name, m.memory_source, m.argv) for m in now.members] == [
-        ("root (x) y", "pss", ("root (x) y", "--flag")), ("hidden", "rss", ("hidden", "--flag"))]
-    assert sample([11], proc=tmp_path).memory_source == "rss"
+# A child whose grandchild burns 0.3 s of CPU and exits unreaped (a zombie); the child then waits for stdin.
+ZOMBIE_TREE = textwrap.dedent(f"""
+    import os, subprocess, sys
+    grandchild = subprocess.Popen([sys.executable, "-c", {BUSY.format(seconds=0.3)!r}])
+    os.waitid(os.P_PID, grandchild.pid, os.WEXITED | os.WNOWAIT)  # exited; not reaped
+    print(grandchild.pid, flush=True)
+    sys.stdin.read()
+""")
 
 
 @ON_LINUX
+def test_a_zombie_counts_its_cpu_and_no_memory_and_a_gone_pid_is_left_out() -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait(timeout=10)
+    child = subprocess.Popen([sys.executable, "-c", ZOMBIE_TREE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True)
+    try:
+        zombie = int(child.stdout.readline())
+        tree = process_tree(child.pid)
+        now = sample([*tree, gone.pid])
+        alone = sample([zombie])
+    finally:
+        child.communicate("", timeout=10)
+    assert tree == [child.pid, zombie]  # the zombie is still part of the tree
+    assert now.processes == 1 and [m.pid for m in now.members] == [child.pid]
+    assert now.memory_source == "pss" and now.pss_bytes > 0
+    assert alone.processes == 0 and alone.pss_bytes == 0 and alone.memory_source == "pss"
+    assert alone.cpu_seconds >= 0.3 - TICK, alone  # the zombie's own CPU, read after it exited
+    assert now.cpu_seconds >= alone.cpu_seconds + now.members[0].cpu_seconds - TICK
+    member = now.members[0]
+    assert member.ppid == os.getpid() and member.name.startswith("python") and member.argv[1:3] == ("-c", ZOMBIE_TREE)
+
+
+def test_uss_or_rss_stand_in_where_pss_cannot_be_read_and_the_sample_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """macOS has no PSS (memory_full_info without a pss field): USS; memory_full_info denied: RSS."""
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        me, other = os.getpid(), child.pid
+        real = psutil.Process.memory_full_info
+        no_pss = collections.namedtuple("pfullmem", "rss vms uss")
+
+        def memory_full_info(process: psutil.Process) -> Any:
+            if process.pid == other:
+                raise psutil.AccessDenied(process.pid)
+            full = real(process)
+            return no_pss(full.rss, full.vms, 5 * MIB)
+
+        monkeypatch.setattr(psutil.Process, "memory_full_info", memory_full_info)
+        both = sample([me, other])
+        alone = sample([other])
+    finally:
+        child.communicate(b"", timeout=10)
+    assert both.memory_source == "uss+rss" and both.processes == 2
+    assert [(m.pid, m.memory_source) for m in both.members] == [(me, "uss"), (other, "rss")]
+    uss, rss = both.members
+    assert uss.pss_bytes == 5 * MIB and uss.rss_bytes > 0
+    assert rss.pss_bytes == rss.rss_bytes > 0  # the resident size stands in
+    assert alone.memory_source == "rss"
+    assert sample([]).memory_source == ("pss" if psutil.LINUX else "uss")
+
+
+@ON_LINUX
+def test_run_sampled_waits_without_waitid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """macOS's Python has no os.waitid: run_sampled sees the exited child as a zombie (psutil) and still samples it."""
+    monkeypatch.delattr(os, "waitid", raising=False)
+    code, sampler = run_sampled([sys.executable, "-c", BUSY.format(seconds=0.2)], interval=0.05, timeout=20)
+    assert code == 0
+    assert sampler.cpu_seconds >= 0.2 - TICK
+    assert sampler.samples[-1].processes == 0  # the last sample: the exited, not yet reaped, command
+
+
 def test_machine_memory_used_is_part_of_the_machine() -> None:
-    import psutil
-
     assert 0 < machine_memory_used() < psutil.virtual_memory().total
-
-
-def test_other_systems_get_a_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys, "platform", "darwin")
-    for call in (lambda: process_tree(1), lambda: sample([1]), machine_memory_used, lambda: Sampler(1).__enter__()):
-        with pytest.raises(UnsupportedPlatform, match="Linux"):
-            call()
