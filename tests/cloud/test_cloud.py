@@ -350,3 +350,20 @@ def test_account_id_and_open_run(run: RunFolder, tmp_path: Path) -> None:
         config_account_id(bare)
     with raises_key("cloud.run_folder_no_config", LabError):
         open_run(tmp_path / "nowhere")
+
+
+def test_what_uploads_nothing_is_told_apart_from_what_may_have_uploaded() -> None:
+    """Failures before the upload (no login in wrangler 4.132's two wordings, no subdomain on a first deploy, 10034, a
+    refused reconciliation) are "nothing uploaded"; once wrangler printed the upload, nothing is."""
+    from reservation_lab.cloud.steps import _nothing_uploaded
+
+    not_logged_in = ("✘ [ERROR] Not logged in. Could not authenticate because no credentials were found. Please run "
+                     "`wrangler login`.")
+    non_interactive = ("✘ [ERROR] In a non-interactive environment, it's necessary to set a CLOUDFLARE_API_TOKEN "
+                       "environment variable for wrangler to work.")
+    assert _nothing_uploaded(not_logged_in, "") == _nothing_uploaded(non_interactive, "") == "cloud.not_logged_in"
+    assert _nothing_uploaded("You need to register a workers.dev subdomain before", "") == "cloud.no_subdomain"
+    assert _nothing_uploaded("x", '{"type":"command-failed","code":10034}') == "cloud.email_unverified"
+    assert _nothing_uploaded("fetch failed", "") is None
+    uploaded = "Uploaded labex-c10-o03-0123456789ab (1.2 sec)\nYou need to register a workers.dev subdomain before"
+    assert _nothing_uploaded(uploaded, "") is None  # an existing Worker's subdomain step comes after its upload

@@ -114,6 +114,11 @@ def test_the_left_deployed_tracker_follows_what_was_uploaded(double: CloudflareD
     assert left_deployed(cloud_run)
     cleanup(cloud_run.root)
     assert not left_deployed(cloud_run)
+    double.account.subdomain = None  # a first deploy of the cleaned run that stops before uploading: still clean
+    with raises_key("cloud.no_subdomain"):
+        steps.deploy(cloud_run)
+    assert not left_deployed(cloud_run)
+    double.account.subdomain = "lab-learner"
     steps.deploy(cloud_run)  # the same run deploys again after a proven cleanup: it may be left behind again
     assert left_deployed(cloud_run)
     failed = LabError("cloud.not_ready", url="-", capacity=4, seconds=1, seen="-")  # any later failing cell

@@ -56,7 +56,9 @@ EMAIL_UNVERIFIED = ("verify your email address", "verify your account's email ad
 EXPORTS_REJECTED = "Durable Object exports reconciliation failed"  # cli.js:157070 renderExportsReconciliationError
 NOT_EXPORTED = "Durable Objects, which are not exported in your entrypoint file"  # cli.js:178705
 REJECTED_CLASS = re.compile(r"✘ \[(\w+)\] class '([^']*)': ([^\n]*)")  # one line a class (cli.js:157075)
-NOT_LOGGED_IN = ("not logged in", "wrangler login")  # cli.js requireAuth: no OAuth login and no API token
+NOT_LOGGED_IN = ("not logged in. could not authenticate",  # cli.js:134063 requireLoggedIn (lower-cased here)
+                 "non-interactive environment, it's necessary to set a cloudflare_api_token")  # cli.js:127797
+UPLOADED_LINES = ("Uploaded ", "Worker Version ID:")  # printed once the upload went through (cli.js deploy)
 EMAIL_UNVERIFIED_CODE = 10034  # workers.api.error.email_verification_required (workers-sdk #11394, #15641)
 
 LOGIN_SCOPES = ("account:read", "user:read", "workers:write", "workers_scripts:write")  # wrangler adds offline_access
@@ -133,7 +135,10 @@ def _rejections(text: str) -> str:
 
 def _nothing_uploaded(text: str, ndjson: str) -> str | None:
     """The catalog key of a failure that stopped wrangler before anything was uploaded, or None (it may have).
-    `text` is what wrangler printed (redacted), `ndjson` its output file."""
+    `text` is what wrangler printed (redacted), `ndjson` its output file. Once wrangler printed that the upload went
+    through, nothing counts as "nothing uploaded" (an existing Worker's subdomain step comes after its upload)."""
+    if any(line in text for line in UPLOADED_LINES):
+        return None
     if NO_SUBDOMAIN in text:
         return "cloud.no_subdomain"
     if any(words in text for words in EMAIL_UNVERIFIED) or _failure_code(ndjson) == EMAIL_UNVERIFIED_CODE:
@@ -142,7 +147,7 @@ def _nothing_uploaded(text: str, ndjson: str) -> str | None:
         return "cloud.exports_rejected"
     if NOT_EXPORTED in text:  # wrangler's own check before the upload
         return "cloud.class_not_exported"
-    if all(words in text for words in NOT_LOGGED_IN):
+    if any(words in text.lower() for words in NOT_LOGGED_IN):
         return "cloud.not_logged_in"
     return None
 
@@ -232,27 +237,31 @@ def _output_file(run: RunFolder, stem: str) -> Path:
 def deploy(run: RunFolder, cleanup: bool = False, echo: Echo = STDOUT) -> Deployment:
     """`wrangler deploy` of the run's config (or the cleanup config); the URL comes from wrangler's ND-JSON output.
 
-    What the run may have left in the account is tracked in logs/: a deploy starts by forgetting an earlier
-    `verified-deleted`, and leaves `may-be-deployed` unless it failed for a reason that uploads nothing (no
-    workers.dev subdomain, an unverified e-mail, no login); those failures say so in the learner's words. The
-    ND-JSON file is kept with e-mails and account IDs hidden (wrangler writes its error text there as it is).
+    What the run may have left in the account is tracked in logs/: a deploy leaves `may-be-deployed` (and forgets
+    an earlier `verified-deleted`; on a real account, the `rehearsal` marker) unless it failed for a reason that
+    uploads nothing (no workers.dev subdomain, an unverified e-mail, no login, a refused upload); those failures say
+    so in the learner's words. An interrupted deploy counts as uploaded. The ND-JSON file is kept with e-mails and
+    account IDs hidden (wrangler writes its error text there as it is).
     """
     config = cleanup_config_checked(run) if cleanup else run.config
     if not config.exists():
         raise LabError("cloud.config_missing", name=config.name)
     output = _output_file(run, "cleanup-deploy" if cleanup else "deploy")
-    if not cleanup:
-        (run.logs_dir / CLEANED).unlink(missing_ok=True)
-    result = run_wrangler("deploy", "--config", str(config), cwd=run.root, log_dir=run.logs_dir,
-                          timeout=DEPLOY_TIMEOUT, echo=echo, check=False,
-                          extra_env={"WRANGLER_OUTPUT_FILE_PATH": str(output)})
+    try:
+        result = run_wrangler("deploy", "--config", str(config), cwd=run.root, log_dir=run.logs_dir,
+                              timeout=DEPLOY_TIMEOUT, echo=echo, check=False,
+                              extra_env={"WRANGLER_OUTPUT_FILE_PATH": str(output)})
+    except BaseException:  # a timeout or an interrupt, perhaps after the upload: count it as deployed
+        _mark_uploaded(run, cleanup)
+        _redacted_output(output)
+        raise
     if not result.ok:
         cause = _nothing_uploaded(result.output, _redacted_output(output))
         if cause is not None:
             raise LabError(cause, folder=shown_folder(run.root), details=_rejections(result.output))
-        _mark_uploaded(run)
+        _mark_uploaded(run, cleanup)
         raise WranglerError(failure(result.args, result.returncode, result.output.splitlines(keepends=True)))
-    _mark_uploaded(run)
+    _mark_uploaded(run, cleanup)
     ndjson = _redacted_output(output)
     if cleanup and reports_stale_tombstone(result.output):
         _say(echo, message("cloud.already_deleted", class_name=CLASS_NAME))
@@ -261,10 +270,17 @@ def deploy(run: RunFolder, cleanup: bool = False, echo: Echo = STDOUT) -> Deploy
     return parse_deployment(ndjson, result.output, required=not cleanup)
 
 
-def _mark_uploaded(run: RunFolder) -> None:
+def _mark_uploaded(run: RunFolder, cleanup: bool) -> None:
+    """A deploy may have uploaded: the run may be left deployed again (an earlier proof of deletion no longer holds),
+    on the rehearsal's double or, once a real deploy followed, on the learner's account."""
     (run.logs_dir / UPLOADED).touch()
+    if not cleanup:
+        (run.logs_dir / CLEANED).unlink(missing_ok=True)
+    rehearsal = run.logs_dir / REHEARSED
     if cloud_environment().get(REHEARSAL_ENV):
-        (run.logs_dir / REHEARSED).touch()
+        rehearsal.touch()
+    else:
+        rehearsal.unlink(missing_ok=True)
 
 
 def _redacted_output(path: Path) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from reservation_lab.cloudflare_double.api import Request, dispatch
+from reservation_lab.cloudflare_double.bundles import BAD_GATEWAY_PAGE
 from reservation_lab.cloudflare_double.envelope import error
 
 API_PREFIX = "/client/v4"
@@ -23,6 +24,22 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def _serve(self) -> None:
+        """One request; whatever goes wrong inside is an answer (a 500 envelope, or a 502 page for a Worker's host),
+        never a dropped connection: Cloudflare answers, and wrangler would report a network error instead."""
+        try:
+            self._dispatch()
+        except Exception as exc:  # noqa: BLE001 - see the docstring
+            host = (self.headers.get("host") or "").split(":")[0].lower()
+            if host.endswith(".workers.dev"):
+                self.send_response(502)
+                self.send_header("content-type", "text/html")
+                self.send_header("content-length", str(len(BAD_GATEWAY_PAGE)))
+                self.end_headers()
+                self.wfile.write(BAD_GATEWAY_PAGE)
+            else:  # code 10013: Cloudflare's "An unknown error has occurred" (tests/cloud/test_verify.py's 500)
+                self._answer(*error(500, 10013, f"An unknown error has occurred ({type(exc).__name__})"))
+
+    def _dispatch(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(length) if length else b""
         host = (self.headers.get("host") or "").split(":")[0].lower()
