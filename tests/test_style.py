@@ -92,3 +92,26 @@ def test_native_windows_gets_one_sentence(tmp_path) -> None:
     from reservation_lab import WINDOWS_SENTENCE
 
     assert result.stderr.strip() == f"[lab] {WINDOWS_SENTENCE}", "lab and the package say the same sentence"
+
+
+def test_no_real_email_address_in_a_tracked_file() -> None:
+    """Every e-mail-shaped string in a tracked text file uses a domain reserved for examples (RFC 2606/6761:
+    example.com/.org/.net, *.example, *.invalid, *.test): no learner's, author's or upstream's real address is
+    committed, not even inside a pinned third-party file (deploy/z2jh/values.schema.json had the chart's sample
+    registry e-mail; see its SCHEMA_SOURCE.md)."""
+    address = re.compile(r"[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})")
+    reserved = re.compile(r"(^|\.)(example\.(com|org|net)|example|invalid|test)$")
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO_ROOT, capture_output=True, check=True).stdout
+    found = []
+    for name in filter(None, tracked.decode().split("\0")):
+        path = REPO_ROOT / name
+        if not path.is_file() or path.suffix in (".png", ".ico", ".woff2", ".svg"):
+            continue
+        try:
+            text = path.read_text()
+        except UnicodeDecodeError:
+            continue
+        found += [f"{name}: {m.group(0)}" for m in address.finditer(text) if not reserved.search(m.group(1).lower())]
+    assert found == []
+    real = "jane" + "@" + "school.edu"  # assembled, so this file holds no address itself
+    assert address.search(real) and not reserved.search("school.edu")  # the check can fail
