@@ -43,21 +43,36 @@ def test_checker_accepts_every_atomic_burst_in_a_row(run_folder: RunFolder, dev_
             assert result.ok, result.problem
 
 
-def test_both_servers_start_at_once_and_a_failed_start_stops_the_other(run_folder: RunFolder) -> None:
-    """The race starts its two dev servers together; if the atomic one cannot (its port is taken), the naive one
-    that did start is stopped before the error reaches the learner."""
+def test_one_dev_server_at_a_time_and_a_failed_start_leaves_nothing(run_folder: RunFolder) -> None:
+    """The race holds one `wrangler dev` at a time (two at once were 85 % of a learner's peak memory): sampled
+    while it runs, never two wrangler processes of this run folder; when the atomic server cannot start (its port
+    is taken), the error reaches the learner and no process of the run is left."""
     import socket
-    from contextlib import ExitStack
+    import threading
 
     import pytest
 
     from reservation_lab.errors import PortBusyError
-    from reservation_lab.race.demo import _start_both
 
-    with socket.socket() as holder:
-        holder.bind(("127.0.0.1", 0))
-        holder.listen()
-        taken = holder.getsockname()[1]
-        with pytest.raises(PortBusyError), ExitStack() as held:
-            _start_both(run_folder, taken, held)
+    most, done = [0], threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            servers = [p for p in processes_mentioning(str(run_folder.root)) if "cli.js" in p.cmdline]
+            most[0] = max(most[0], len(servers))
+            done.wait(0.05)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        with socket.socket() as holder:
+            holder.bind(("127.0.0.1", 0))
+            holder.listen()
+            taken = holder.getsockname()[1]
+            with pytest.raises(PortBusyError):
+                asyncio.run(race_naive_and_atomic(run_folder, burst_size=10, port=taken, max_bursts=1))
+    finally:
+        done.set()
+        sampler.join()
+    assert most[0] == 1, f"{most[0]} wrangler dev servers of the run at once"
     assert processes_mentioning(str(run_folder.root)) == []

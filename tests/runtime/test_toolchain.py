@@ -44,8 +44,8 @@ def fake_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def fake_wrangler(worker: Path, version: str) -> None:
     """Lay out node_modules/wrangler as npm would, with the given version."""
     package = worker / "node_modules" / "wrangler"
-    (package / "bin").mkdir(parents=True)
-    (package / "bin" / "wrangler.js").write_text("// not run by these tests\n")
+    (package / "wrangler-dist").mkdir(parents=True)
+    (package / "wrangler-dist" / "cli.js").write_text("// not run by these tests\n")
     (package / "package.json").write_text(json.dumps({"name": "wrangler", "version": version}))
 
 
@@ -63,8 +63,8 @@ def test_find_toolchain_finds_node_22_and_the_pinned_wrangler() -> None:
     assert found.node.exists()
     assert node_major(found.node) >= MIN_NODE_MAJOR == 22
     assert found.wrangler_version == pinned_wrangler_version() == PINNED
-    assert found.wrangler_js == WORKER_DIR / "node_modules" / "wrangler" / "bin" / "wrangler.js"
-    assert found.wrangler_js.is_file()
+    assert found.wrangler_cli == WORKER_DIR / "node_modules" / "wrangler" / "wrangler-dist" / "cli.js"
+    assert found.wrangler_cli.is_file()
 
 
 def test_find_toolchain_is_cached() -> None:
@@ -73,9 +73,13 @@ def test_find_toolchain_is_cached() -> None:
 
 
 def test_wrangler_argv_runs_node_on_the_entry_script() -> None:
-    """wrangler_argv is node, wrangler.js, then the arguments; no npx."""
+    """wrangler_argv is node on the bundle as wrangler's launcher runs it (--no-warnings), then the arguments; no
+    npx, no launcher process."""
     found = find_toolchain()
-    assert found.wrangler_argv("dev", "--port", "0") == [str(found.node), str(found.wrangler_js), "dev", "--port", "0"]
+    assert found.wrangler_argv("dev", "--port", "0") == [
+        str(found.node), "--no-warnings", str(found.wrangler_cli), "dev", "--port", "0"]
+    launcher = (found.wrangler_cli.parent.parent / "bin" / "wrangler.js").read_text()
+    assert '"--no-warnings",' in launcher and '"../wrangler-dist/cli.js"' in launcher
 
 
 def test_missing_wrangler_says_to_run_setup(fake_worker: Path) -> None:
@@ -101,7 +105,7 @@ def test_fake_worker_with_the_pinned_version_is_accepted(fake_worker: Path) -> N
     """The same layout with the pinned version passes: the check is on the version, not the location."""
     fake_wrangler(fake_worker, PINNED)
     found = find_toolchain()
-    assert found.wrangler_js == fake_worker / "node_modules" / "wrangler" / "bin" / "wrangler.js"
+    assert found.wrangler_cli == fake_worker / "node_modules" / "wrangler" / "wrangler-dist" / "cli.js"
     assert found.wrangler_version == PINNED
 
 

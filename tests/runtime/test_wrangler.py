@@ -198,7 +198,7 @@ KEPT_CONJUNCTS = frozenset({"HOME", "SHELL", "TERM_PROGRAM", "REPLIT_MODE"})
 def bundle_detect_agent(envs: list[dict[str, str]]) -> dict[str, Any]:
     """What the pinned cli.js's detectAgent answers for each environment, and its providers."""
     toolchain = find_toolchain()
-    cli_js = toolchain.wrangler_js.parent.parent / "wrangler-dist" / "cli.js"
+    cli_js = toolchain.wrangler_cli
     done = subprocess.run([str(toolchain.node), "-e", DETECT_AGENT_JS, str(cli_js)], input=json.dumps(envs),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

@@ -1,10 +1,7 @@
-"""The race demo: the same burst against the naive Worker and the atomic one, side by side."""
+"""The race demo: the same burst against the naive Worker and the atomic one, one after the other."""
 
 from __future__ import annotations
 
-import asyncio
-from concurrent.futures import ThreadPoolExecutor, wait
-from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +12,6 @@ from reservation_lab.domain.facts import BURST_SIZE
 from reservation_lab.domain.routes import fresh_workshop
 from reservation_lab.domain.runs import RunFolder, serving
 from reservation_lab.race.naive import naive_server
-from reservation_lab.runtime.devserver import DevServer
 
 
 @dataclass(frozen=True)
@@ -65,35 +61,20 @@ async def _burst(base_url: str, workshop: str, ids: list[str]) -> BurstRun:
     return BurstRun(workshop, before, decisions, after)
 
 
-def _start_both(run: RunFolder, port: int, held: ExitStack) -> tuple[DevServer, DevServer]:
-    """Enter the naive and the atomic Worker's `serving` at the same time (each waits for workerd on its own) and
-    leave both to `held`; if one fails, the other is stopped by `held` as the error goes on."""
-    servings = [naive_server(run), serving(run, port=port, log_name="race.log")]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        starts = [pool.submit(entered.__enter__) for entered in servings]
-        wait(starts)
-    for entered, start in zip(servings, starts, strict=True):
-        if start.exception() is None:
-            held.push(entered.__exit__)
-    failed = next((s.exception() for s in starts if s.exception() is not None), None)
-    if failed is not None:
-        raise failed
-    return starts[0].result(), starts[1].result()
-
-
 async def race_naive_and_atomic(
     run: RunFolder, workshop: str = "race-demo", burst_size: int = BURST_SIZE, port: int = 0, max_bursts: int = 3
 ) -> Race:
-    """Start both Workers, send the same burst to both at once, repeat (fresh workshop) until the naive one
-    overbooks or loses an update or `max_bursts` is reached; both servers are stopped afterwards."""
+    """The same burst against both Workers, one server at a time (each `wrangler dev` is ~370 MiB: two at once
+    were 85 % of a learner's peak memory). The naive Worker first, repeated on a fresh workshop until it overbooks
+    or loses an update or `max_bursts` is reached; its server is stopped, then the atomic Worker gets the same
+    burst (same request IDs) on the last workshop name; its server is stopped afterwards."""
     ids = request_ids(burst_size)
-    with ExitStack() as held:
-        naive, atomic = _start_both(run, port, held)
+    with naive_server(run) as naive:
         for attempt in range(1, max_bursts + 1):  # noqa: B007 - returned as the number of bursts it took
             name = fresh_workshop(workshop)  # a re-run of the race cell gets fresh objects, not replays
-            naive_run, atomic_run = await asyncio.gather(
-                _burst(naive.base_url, name, ids), _burst(atomic.base_url, name, ids)
-            )
+            naive_run = await _burst(naive.base_url, name, ids)
             if naive_run.overbooked or naive_run.lost_updates:
                 break
+    with serving(run, port=port, log_name="race.log") as atomic:
+        atomic_run = await _burst(atomic.base_url, name, ids)
     return Race(naive=naive_run, atomic=atomic_run, bursts=attempt)

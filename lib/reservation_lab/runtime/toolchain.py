@@ -18,15 +18,17 @@ LAB_SCRIPT = REPO_ROOT / "lab"
 
 @dataclass(frozen=True)
 class Toolchain:
-    """The node binary and the wrangler entry script this lab runs."""
+    """The node binary and the wrangler bundle this lab runs."""
 
     node: Path
-    wrangler_js: Path
+    wrangler_cli: Path
     wrangler_version: str
 
     def wrangler_argv(self, *args: str) -> list[str]:
-        """The argv that runs `wrangler <args>` without npx wrappers."""
-        return [str(self.node), str(self.wrangler_js), *args]
+        """The argv that runs `wrangler <args>`: what wrangler's launcher (bin/wrangler.js) runs after its Node
+        version check, without the launcher's own node process (one node less per command, 7-27 MiB; the
+        version is checked here instead)."""
+        return [str(self.node), "--no-warnings", str(self.wrangler_cli), *args]
 
 
 def pinned_wrangler_version() -> str:
@@ -66,8 +68,8 @@ def find_toolchain() -> Toolchain:
     if not nodes:
         raise ToolchainError("errors.node_missing", major=MIN_NODE_MAJOR, lab=LAB_SCRIPT)
     wrangler_dir = WORKER_DIR / "node_modules" / "wrangler"
-    wrangler_js = wrangler_dir / "bin" / "wrangler.js"
-    if not wrangler_js.exists():
+    wrangler_cli = wrangler_dir / "wrangler-dist" / "cli.js"
+    if not wrangler_cli.exists():
         raise ToolchainError("errors.wrangler_missing", folder=WORKER_DIR, lab=LAB_SCRIPT)
     try:
         installed = json.loads((wrangler_dir / "package.json").read_text())["version"]
@@ -76,4 +78,4 @@ def find_toolchain() -> Toolchain:
     pinned = pinned_wrangler_version()
     if installed != pinned:
         raise ToolchainError("errors.wrangler_other_version", installed=installed, pinned=pinned, lab=LAB_SCRIPT)
-    return Toolchain(node=nodes[0], wrangler_js=wrangler_js, wrangler_version=installed)
+    return Toolchain(node=nodes[0], wrangler_cli=wrangler_cli, wrangler_version=installed)
