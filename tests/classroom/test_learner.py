@@ -1,5 +1,6 @@
 """classroom.learner under faults: a kernel killed mid-burst and a server stopped by the hub, beside a learner who
-passes; nothing of the first two is left."""
+runs Run All in two tabs at once and then as the course tells them; nothing of the first two is left, and every
+learner's runs are in their own home."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ import pytest
 from reservation_lab.classroom.drill import left_behind, measure
 from reservation_lab.classroom.hub import LocalHub
 from reservation_lab.classroom.learner import Learner
-from reservation_lab.paths import NOTEBOOKS_DIR
+from reservation_lab.i18n import message
+from reservation_lab.paths import NOTEBOOKS_DIR, RUNS_DIR
 from reservation_lab.runtime.ports import port_is_free
 from reservation_lab.runtime.processes import environment_of, live_processes
 from reservation_lab.runtime.waiting import wait_until
@@ -37,12 +39,18 @@ def processes_of(home: Path) -> list[int]:
 
 def test_a_killed_kernel_and_a_stopped_server_leave_the_other_learners_untouched(tmp_path: Path) -> None:
     """Three learners at once, all on the default workshop name: one's kernel is SIGKILLed mid-burst, another's
-    server is stopped by the hub at the same cell; the third passes every check, and within seconds nothing of the
-    other two is left (their wrangler dev and workerd follow their kernels)."""
+    server is stopped by the hub at the same cell; within seconds nothing of those two is left (their wrangler dev
+    and workerd follow their kernels). The third presses Run All in two tabs of one notebook at once: one kernel
+    gets both tabs' cells, and the first cell that would interleave them is refused with the course's sentence in
+    their language, the kernel drops the rest; after Restart Kernel and Run All (what the sentence says) every
+    check passes. Each learner's run folders are in their own home (deploy/singleuser/start.sh), none in the
+    checkout's."""
     burst = code_cell_index("burst")
+    runs_before = set(RUNS_DIR.glob("labex-*"))
     with LocalHub(tmp_path / "hub") as hub:
-        killed, stopped, other = (Learner(hub.api, f"learner-0{n}", "de", "launch-day", NO_EXPERIMENTS)
-                                  for n in (1, 2, 3))
+        killed, stopped = (Learner(hub.api, f"learner-0{n}", "de", "launch-day", NO_EXPERIMENTS) for n in (1, 2))
+        other = Learner(hub.api, "learner-03", "es", "launch-day", NO_EXPERIMENTS)
+        other.tabs = 2
         for learner in (killed, stopped):
             learner.watch_cell, learner.cell_started = burst, asyncio.Event()
 
@@ -64,11 +72,21 @@ def test_a_killed_kernel_and_a_stopped_server_leave_the_other_learners_untouched
         assert not dead.outcome.passed and dead.outcome.failed_cell == burst and "kernel died" in dead.outcome.error
         assert not halted.passed and halted.failed_cell == burst
         assert untouched.outcome.passed, untouched.outcome.error  # same workshop name, its own state
+        refused = [error for tab in untouched.outcome.tab_errors for _, error in tab if error != "aborted"]
+        assert len(refused) == 1 and refused[0].startswith("LabError: "), untouched.outcome.tab_errors
+        assert message("errors.two_clients", "es") in refused[0]
+        assert all(any(error == "aborted" for _, error in tab) for tab in untouched.outcome.tab_errors)
+        homes = tmp_path / "hub" / "home"
+        # the tabs' Run All (one setup cell, or two when the second tab's ran before the refusal) and the last one
+        assert len(list((homes / "learner-03" / ".reservation-lab" / ".runs").glob("labex-*"))) in (2, 3)
+        for name in ("learner-01", "learner-02"):
+            assert len(list((homes / name / ".reservation-lab" / ".runs").glob("labex-*"))) == 1
         for name, everything in (("learner-01", False), ("learner-02", True)):  # a stopped server: all of it goes
             home = tmp_path / "hub" / "home" / name
             assert wait_until(lambda home=home, everything=everything: left_of(home, everything) == [], 20,
                               interval=0.5), left_of(home, everything)
     assert left_behind(tmp_path) == [] and port_is_free(hub.port)
+    assert set(RUNS_DIR.glob("labex-*")) <= runs_before, "a learner's run landed in the checkout's .runs"
 
 
 def left_of(home: Path, everything: bool) -> list[int]:

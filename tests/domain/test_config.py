@@ -13,6 +13,7 @@ import pytest
 from reservation_lab.domain.config import (
     check_run_name,
     new_run_name,
+    read_config,
     redacted,
     wrangler_config,
     write_cleanup_config,
@@ -184,3 +185,10 @@ def test_redacted_without_account_id_is_an_equal_copy() -> None:
     assert shown == config
     assert shown is not config
     assert "account_id" not in shown
+
+
+def test_reading_a_config_that_was_never_written_says_to_run_its_cell(tmp_path: Path) -> None:
+    """A run whose wrangler.jsonc cell has not run yet (e.g. a setup cell run again started a new run): the course's
+    sentence naming the file, not a raw FileNotFoundError."""
+    with raises_key("errors.config_missing", LabError, path="wrangler.jsonc"):
+        read_config(tmp_path / "wrangler.jsonc")

@@ -31,6 +31,7 @@ from reservation_lab.runtime.waiting import wait_until
 
 PROXY_DIR = REPO_ROOT / "deploy" / "proxy"  # configurable-http-proxy 5.3.0, npm's lock
 PROXY_BIN = PROXY_DIR / "node_modules" / "configurable-http-proxy" / "bin" / "configurable-http-proxy"
+START_SCRIPT = REPO_ROOT / "deploy" / "singleuser" / "start.sh"  # how the deployments start a learner
 SERVICE = "class-drill"
 SCOPES = ["admin:users", "admin:servers", "admin:server_state", "tokens", "access:servers", "list:users",
           "read:users", "read:servers"]
@@ -48,7 +49,9 @@ def hub_config(root: Path, port: int, hub_port: int, proxy_port: int, token: str
         "pid_file": str(root / "jupyterhub.pid"), "proxy_port": proxy_port,
         "proxy": [str(find_toolchain().node), str(PROXY_BIN)],  # node itself: the pid the hub stops
         "proxy_pid": str(root / "proxy.pid"), "homes": str(root / "home" / "{username}"),
-        "singleuser": str(venv_bin / "jupyterhub-singleuser"), "path": f"{venv_bin}{os.pathsep}{os.environ['PATH']}",
+        # as the deployments start it (deploy/singleuser/start.sh): each learner's code and run folders in their home
+        "singleuser": ["bash", str(START_SCRIPT), str(venv_bin / "jupyterhub-singleuser")],
+        "path": f"{venv_bin}{os.pathsep}{os.environ['PATH']}",
         "token": token, "service": SERVICE, "scopes": SCOPES,
         "args": ["--allow-root"] if os.geteuid() == 0 else [],  # CI and containers run as root
     }
@@ -71,7 +74,7 @@ c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:%d" % s["proxy_port"]
 c.ConfigurableHTTPProxy.pid_file = s["proxy_pid"]
 c.ConfigurableHTTPProxy.should_start = True
 c.SimpleLocalProcessSpawner.home_dir_template = s["homes"]
-c.Spawner.cmd = [s["singleuser"]]
+c.Spawner.cmd = s["singleuser"]
 c.Spawner.args = s["args"]
 c.Spawner.ip = "127.0.0.1"
 c.Spawner.default_url = "/lab"

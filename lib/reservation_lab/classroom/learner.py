@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -29,6 +31,7 @@ from reservation_lab.paths import REPO_ROOT
 KERNEL = "reservation-lab"
 COURSE_DIR = "course"  # where the course lands in each learner's home
 CELL_TIMEOUT = 600.0
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 @dataclass
@@ -46,6 +49,7 @@ class Outcome:
     run_all_seconds: float = 0.0
     cells_done: list[float] = field(default_factory=list)  # seconds since `started` at each cell's end
     server_pid: int | None = None
+    tab_errors: list[list[tuple[int, str]]] = field(default_factory=list)  # Run All in several tabs at once
 
     def as_dict(self) -> dict[str, Any]:
         return {key: value for key, value in self.__dict__.items() if key not in ("started",)}
@@ -67,6 +71,14 @@ def parameters_with(source: str, overrides: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+@dataclass
+class Tab:
+    """One browser tab's connection to the kernel: its websocket and its session id."""
+
+    socket: Any
+    session: str
+
+
 class Learner:
     """A learner's session against their server: REST for contents and sessions, a websocket for the kernel."""
 
@@ -79,6 +91,7 @@ class Learner:
         self.kernel_id = ""
         self.cell_started: asyncio.Event | None = None  # set when the cell `watch_cell` begins (for fault drills)
         self.watch_cell: int | None = None
+        self.tabs = 1  # >1: the notebook open in that many tabs, Run All pressed in each at once
 
     @property
     def base(self) -> str:
@@ -100,6 +113,8 @@ class Learner:
                 session = await self._json(http.post("/api/sessions", json={
                     "path": path, "type": "notebook", "name": Path(path).name, "kernel": {"name": KERNEL}}))
                 self.kernel_id = session["kernel"]["id"]
+                if self.tabs > 1:
+                    await self._run_all_in_tabs(http, notebook["content"])
                 begun = time.monotonic()
                 await self._run_all(notebook["content"])
                 outcome.run_all_seconds = time.monotonic() - begun
@@ -138,40 +153,95 @@ class Learner:
                                   json={"type": "notebook", "format": "json", "content": content}))
         return notebook
 
-    async def _run_all(self, notebook: dict[str, Any]) -> None:
+    def _sources(self, notebook: dict[str, Any]) -> list[str]:
+        """The code cells' sources, the parameters cell as this learner edits it."""
+        sources = []
+        for cell in (c for c in notebook["cells"] if c["cell_type"] == "code"):
+            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            if "parameters" in cell.get("metadata", {}).get("tags", []):
+                source = parameters_with(source, self.overrides)
+            sources.append(source)
+        return sources
+
+    async def _connect(self) -> Tab:
+        """A websocket to the kernel, as one browser tab opens it (a session id of its own)."""
         url = self.base.replace("http", "ws", 1) + f"/api/kernels/{self.kernel_id}/channels"
-        request = HTTPRequest(f"{url}?session_id={uuid.uuid4().hex}",
-                              headers={"Authorization": f"token {self.token}"})
-        socket = await websocket_connect(request, max_message_size=64 * 1024 * 1024)
+        session = uuid.uuid4().hex
+        request = HTTPRequest(f"{url}?session_id={session}", headers={"Authorization": f"token {self.token}"})
+        return Tab(await websocket_connect(request, max_message_size=64 * 1024 * 1024), session)
+
+    async def _run_all(self, notebook: dict[str, Any]) -> None:
+        tab = await self._connect()
         try:
-            codes = [c for c in notebook["cells"] if c["cell_type"] == "code"]
-            for index, cell in enumerate(codes):
-                source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-                if "parameters" in cell.get("metadata", {}).get("tags", []):
-                    source = parameters_with(source, self.overrides)
+            for index, source in enumerate(self._sources(notebook)):
                 if index == self.watch_cell and self.cell_started is not None:
                     self.cell_started.set()
-                error = await self._execute(socket, source)
+                error = await self._execute(tab, source)
                 self.outcome.cells_done.append(time.monotonic() - self.outcome.started)
                 if error:
                     self.outcome.failed_cell, self.outcome.error = index, error
                     return
         finally:
-            socket.close()
+            tab.socket.close()
 
-    async def _execute(self, socket: Any, code: str) -> str:
-        """Send one execute_request; wait for its reply and the kernel's idle; the error text, or ''."""
+    async def _run_all_in_tabs(self, http: httpx.AsyncClient, notebook: dict[str, Any]) -> None:
+        """The same notebook open in `tabs` browser tabs (one kernel: jupyter_server keeps one session per path),
+        Run All pressed in each at once: every tab sends all its execute requests without waiting, as JupyterLab's
+        Run All does. What each tab saw goes to `tab_errors` (cell index and error, cells that ran are left out);
+        then the learner does what the course tells them: restart the kernel and Run All in one tab."""
+        sources = self._sources(notebook)
+        tabs = [await self._connect() for _ in range(self.tabs)]
+        try:
+            seen = await asyncio.gather(*(self._queue_all(tab, sources) for tab in tabs))
+        finally:
+            for tab in tabs:
+                tab.socket.close()
+        self.outcome.tab_errors = [[(i, e) for i, e in enumerate(errors) if e] for errors in seen]
+        await self._json(http.post(f"/api/kernels/{self.kernel_id}/restart"))
+
+    async def _queue_all(self, tab: Tab, sources: list[str]) -> list[str]:
+        """Send every cell at once; per cell '' when it ran, else its error (`ename: evalue` and the traceback the
+        learner sees) or 'aborted' (the kernel dropped it after an earlier error)."""
+        ids = [await self._send(tab, source) for source in sources]
+        errors, replied = dict.fromkeys(ids, ""), set()
+        deadline = time.monotonic() + CELL_TIMEOUT * 2
+        while len(replied) < len(ids):
+            raw = await asyncio.wait_for(tab.socket.read_message(), timeout=max(1.0, deadline - time.monotonic()))
+            if raw is None:
+                break
+            message = json.loads(raw)
+            parent, content = message.get("parent_header", {}).get("msg_id"), message.get("content", {})
+            if parent not in errors:
+                continue
+            if message.get("msg_type") == "error":
+                shown = _ANSI.sub("", "\n".join(content.get("traceback", [])))
+                errors[parent] = f"{content.get('ename')}: {content.get('evalue')}\n{shown}"
+            elif message.get("msg_type") == "execute_reply":
+                replied.add(parent)
+                if content.get("status") != "ok" and not errors[parent]:
+                    errors[parent] = str(content.get("status"))
+        return [errors[i] or ("" if i in replied else "the kernel's websocket closed") for i in ids]
+
+    async def _send(self, tab: Tab, code: str) -> str:
+        """One execute_request as JupyterLab sends it (the tab's session id, the moment it was made,
+        stop_on_error); its msg_id."""
         msg_id = uuid.uuid4().hex
-        await socket.write_message(json.dumps({
+        await tab.socket.write_message(json.dumps({
             "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": self.outcome.name,
-                       "session": uuid.uuid4().hex, "version": "5.3", "date": ""},
+                       "session": tab.session, "version": "5.3",
+                       "date": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")},
             "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
             "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
                         "allow_stdin": False, "stop_on_error": True}}))
+        return msg_id
+
+    async def _execute(self, tab: Tab, code: str) -> str:
+        """Send one execute_request; wait for its reply and the kernel's idle; the error text, or ''."""
+        msg_id = await self._send(tab, code)
         error, replied, idle = "", False, False
         deadline = time.monotonic() + CELL_TIMEOUT
         while not (replied and idle):
-            raw = await asyncio.wait_for(socket.read_message(), timeout=max(1.0, deadline - time.monotonic()))
+            raw = await asyncio.wait_for(tab.socket.read_message(), timeout=max(1.0, deadline - time.monotonic()))
             if raw is None:
                 return error or "the kernel's websocket closed"
             message = json.loads(raw)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from reservation_lab.cloud.cleanup import left_deployed_line, runs_left_deployed
+from reservation_lab.course import two_clients
 from reservation_lab.course.files import register as register_lab_file
 from reservation_lab.course.friendly import friendly_errors
 from reservation_lab.domain.ledger import LEDGER
@@ -80,6 +81,7 @@ def start(language: str, workdir: str | Path = "", grading: bool = False) -> Ses
 
         show_commands(True)
         register_lab_file(get_ipython(), current_run)
+        two_clients.install(get_ipython())
     return session
 
 

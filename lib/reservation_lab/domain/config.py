@@ -110,7 +110,10 @@ def durable_object_config(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_config(path: Path) -> dict[str, Any]:
-    """A run's wrangler config file as a dict (parse_jsonc: a clear LabError if it is not one JSONC object)."""
+    """A run's wrangler config file as a dict (parse_jsonc: a clear LabError if it is not one JSONC object; a
+    missing file says to run its cell)."""
+    if not path.is_file():
+        raise LabError("errors.config_missing", path=path.name)
     return parse_jsonc(path.read_text(), path.name)
 
 
