@@ -27,8 +27,12 @@ def test_lab_class_with_four_learners_passes_isolated_and_leaves_nothing(tmp_pat
     assert all(m["passed"] and m["got_course_by"] == "nbgitpuller" and len(m["cells_done"]) > 40 for m in learners)
     assert len({m["server_pid"] for m in learners}) == 4  # a server of their own each
     assert all(m["peak_pss_mib"] > 100 and m["cpu_seconds"] > 1 for m in [report["solo"], *learners])
+    # idle: the server and the kernel after the Run All (no wrangler dev left running), less than the peak
+    assert all(50 < m["idle_pss_mib"] < m["peak_pss_mib"] for m in [report["solo"], *learners])
     assert set(report["run_all_seconds"]) >= {"solo", "p50", "p95", "max", "p95_over_solo"}
     assert (tmp_path / "progress.png").stat().st_size > 10_000
     assert "| learner-04 | de |" in done.stdout and "left behind: nothing" in done.stdout
+    homes = tmp_path / "hub" / "home"  # started as the deployments do: each learner's runs in their own home
+    assert all(len(list((homes / m["name"] / ".reservation-lab" / ".runs").glob("labex-*"))) == 1 for m in learners)
     hub_log = (tmp_path / "hub" / "jupyterhub.log").read_text()
     assert hub_log.count("Spawning") == 5 and "DummyAuthenticator" in hub_log

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reservation_lab.classroom.footprint import Sampler, machine_memory_used
+from reservation_lab.classroom.footprint import Sampler, machine_memory_used, process_tree, sample
 from reservation_lab.classroom.hub import HubAPI, LocalHub, existing_hub
 from reservation_lab.classroom.learner import Learner, Outcome
 from reservation_lab.course.parameters import DEFAULTS
@@ -27,6 +27,7 @@ from reservation_lab.runtime.processes import ProcessInfo, environment_of, live_
 from reservation_lab.runtime.waiting import wait_until
 
 MIB = 1024 * 1024
+IDLE_AFTER = 3.0  # seconds after a Run All before its idle footprint is read
 LEFT_BEHIND = ("jupyterhub", "configurable-http-proxy", "jupyterhub-singleuser", "wrangler", "workerd")
 
 
@@ -38,9 +39,11 @@ class Measured:
     peak_pss_mib: float = 0.0
     cpu_seconds: float = 0.0
     processes: int = 0
+    idle_pss_mib: float = 0.0  # server and kernel after the Run All, the notebook still open (IDLE_AFTER seconds)
 
     def as_dict(self) -> dict[str, Any]:
         return {**self.outcome.as_dict(), "peak_pss_mib": round(self.peak_pss_mib, 1),
+                "idle_pss_mib": round(self.idle_pss_mib, 1),
                 "cpu_seconds": round(self.cpu_seconds, 1), "peak_processes": self.processes}
 
 
@@ -84,6 +87,13 @@ async def measure(hub: HubAPI, learner: Learner, delay: float = 0.0) -> Measured
     while not task.done() and learner.outcome.server_pid is None:
         await asyncio.sleep(0.2)
     measured = Measured(learner.outcome)
+
+    async def idle() -> None:
+        await asyncio.sleep(IDLE_AFTER)
+        if learner.outcome.server_pid is not None:
+            measured.idle_pss_mib = sample(process_tree(learner.outcome.server_pid)).pss_bytes / MIB
+
+    learner.after_run_all = idle
     if learner.outcome.server_pid is None:
         await task
         return measured
@@ -171,13 +181,14 @@ def left_behind(folder: Path, seconds: float = 30.0) -> list[str]:
 
 def table(report: ClassReport) -> str:
     """The per-learner table (markdown) and the class's line."""
-    rows = ["| learner | language | workshop | course by | passed | Run All s | peak PSS MiB | CPU s | failed |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = ["| learner | language | workshop | course by | passed | Run All s | peak PSS MiB | idle PSS MiB | CPU s "
+            "| failed |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for m in ([report.solo] if report.solo else []) + report.class_:
         o = m.outcome
         failed = "" if o.passed else f"cell {o.failed_cell}: {o.error}"[:80]
         rows.append(f"| {o.name} | {o.language} | {o.workshop} | {o.got_course_by} | {o.passed} | "
-                    f"{o.run_all_seconds:.1f} | {m.peak_pss_mib:.0f} | {m.cpu_seconds:.1f} | {failed} |")
+                    f"{o.run_all_seconds:.1f} | {m.peak_pss_mib:.0f} | {m.idle_pss_mib:.0f} | {m.cpu_seconds:.1f} | "
+                    f"{failed} |")
     rows.append(f"\nclass of {report.learners}: {report.times()}; machine peak {report.machine_peak_mib:.0f} MiB; "
                 f"left behind: {report.left_behind or 'nothing'}")
     return "\n".join(rows)

@@ -15,6 +15,7 @@ import re
 import subprocess
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -92,6 +93,7 @@ class Learner:
         self.cell_started: asyncio.Event | None = None  # set when the cell `watch_cell` begins (for fault drills)
         self.watch_cell: int | None = None
         self.tabs = 1  # >1: the notebook open in that many tabs, Run All pressed in each at once
+        self.after_run_all: Callable[[], Awaitable[None]] | None = None  # e.g. the drill's idle measurement
 
     @property
     def base(self) -> str:
@@ -119,6 +121,8 @@ class Learner:
                 await self._run_all(notebook["content"])
                 outcome.run_all_seconds = time.monotonic() - begun
                 outcome.passed = outcome.failed_cell is None
+                if self.after_run_all is not None:  # the notebook still open, its kernel idle
+                    await self.after_run_all()
                 await http.delete(f"/api/sessions/{session['id']}")
         except Exception as exc:  # noqa: BLE001 - the drill reports every learner, whatever stopped them
             outcome.error = outcome.error or f"{type(exc).__name__}: {exc}"[:500]
