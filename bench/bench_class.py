@@ -25,9 +25,11 @@ def row(size: int, report: ClassReport, solo: float) -> str:
     learners = report.class_
     pss = statistics.mean(m.peak_pss_mib for m in learners)
     cpu = statistics.mean(m.cpu_seconds for m in learners)
+    idle = statistics.mean(m.idle_pss_mib for m in learners)
     failed = sum(not m.outcome.passed for m in learners)
     return (f"| {size} | {times.get('p50', 0):.1f} | {times.get('p95', 0):.1f} | {times.get('max', 0):.1f} | "
-            f"{times.get('p95', 0) / solo:.2f} | {pss:.0f} | {cpu:.1f} | {report.machine_peak_mib:.0f} | {failed} |")
+            f"{times.get('p95', 0) / solo:.2f} | {pss:.0f} | {idle:.0f} | {cpu:.1f} | {report.machine_peak_mib:.0f} | "
+            f"{failed} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,8 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     overrides = {} if experiments else {"experiments": False}
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     print(f"class drill on {commit}, experiments {'on' if experiments else 'off'}, ramp {args.ramp} s")
-    lines = ["| learners | p50 s | p95 s | max s | p95 / solo | peak PSS MiB per learner | CPU s per learner | "
-             "machine peak MiB | failed |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| learners | p50 s | p95 s | max s | p95 / solo | peak PSS MiB per learner | idle PSS MiB per learner | "
+             "CPU s per learner | machine peak MiB | failed |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     solo = 0.0
     failed = 0
     with tempfile.TemporaryDirectory(prefix="bench-class-") as root:
@@ -52,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
             if report.solo is not None:
                 solo = report.solo.outcome.run_all_seconds
                 lines.insert(2, f"| baseline: 1 alone | {solo:.1f} | | | 1 | {report.solo.peak_pss_mib:.0f} | "
-                                f"{report.solo.cpu_seconds:.1f} | | {int(not report.solo.outcome.passed)} |")
+                                f"{report.solo.idle_pss_mib:.0f} | {report.solo.cpu_seconds:.1f} | | "
+                                f"{int(not report.solo.outcome.passed)} |")
             lines.append(row(size, report, solo))
             failed += sum(not m.outcome.passed for m in report.class_) + len(report.left_behind)
             print(lines[-1], flush=True)
