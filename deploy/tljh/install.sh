@@ -66,7 +66,7 @@ c.Spawner.cmd = ["/bin/bash", "$ROOT/deploy/singleuser/start.sh", "jupyterhub-si
 EOF
 
 say "limits per learner and idle culling (tljh-config)"
-tljh-config set limits.memory 1.5G
+tljh-config set limits.memory 1.25G
 tljh-config set limits.cpu 2
 tljh-config set services.cull.enabled true
 tljh-config set services.cull.timeout 3600
