@@ -27,17 +27,14 @@ from tests.support import lab_processes
 
 @pytest.fixture(autouse=True)
 def no_state_across_tests() -> Iterator[None]:
-    """A course session (and the learner's language it sets) started by a test ends with that test."""
+    """A course session started by a test ends with that test (the session is the only state the course keeps)."""
     from reservation_lab.course import session as sessions
-    from reservation_lab.i18n import current_language, set_language
 
-    language = current_language()
     yield
     left = sessions._CURRENT["session"]
     sessions._CURRENT["session"] = None
     if left is not None:
         left.stop()
-    set_language(language)
 
 
 @pytest.fixture

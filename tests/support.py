@@ -113,13 +113,14 @@ def english_lines(text: str) -> list[str]:
     return found
 
 
-def execute_cells(nb: Any, cwd: Path, allow_errors: bool = True, timeout: int = 120) -> None:
+def execute_cells(nb: Any, cwd: Path, allow_errors: bool = True, timeout: int = 120,
+                  kernel_name: str = "python3") -> None:
     """Run a notebook in place with nbclient, the kernel on socket files like every unattended run of the course."""
     from nbclient import NotebookClient
 
     from reservation_lab.authoring.socket_kernels import AsyncSocketFileKernelManager
 
-    NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=allow_errors,
+    NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, allow_errors=allow_errors,
                    kernel_manager_class=AsyncSocketFileKernelManager,
                    resources={"metadata": {"path": str(cwd)}}).execute()
 

@@ -21,7 +21,7 @@ class Localized:
         super().__init__(describe(self.message, REFERENCE))
 
     def localized(self, language: str | None = None) -> str:
-        """The whole message in `language` (default: the learner's)."""
+        """The whole message in `language` (default: English; the course passes the session's)."""
         return describe(self.message, language)
 
     def __reduce__(self) -> tuple:

@@ -100,14 +100,11 @@ def test_the_token_command_is_never_offered_for_pasting(run_folder: RunFolder, o
                                                         capsys) -> None:
     from reservation_lab.cloud import steps
     from reservation_lab.errors import LabError
-    from reservation_lab.runtime.commands import show_commands
+    from reservation_lab.runtime.context import Context
 
-    show_commands(True)
-    try:
-        with pytest.raises(LabError):
-            steps.api_token(run_folder)
-        steps.whoami(run_folder)
-    finally:
-        show_commands(False)
+    showing = Context(show_commands=True)
+    with pytest.raises(LabError):
+        steps.api_token(run_folder, showing)
+    steps.whoami(run_folder, showing)
     out = capsys.readouterr().out
     assert "$ npx wrangler whoami --json" in out and "auth token" not in out

@@ -3,6 +3,7 @@ without the learning account, an unverified e-mail, no subdomain), against the r
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,6 @@ from reservation_lab.course.friendly import friendly_traceback
 from reservation_lab.course.parameters import DEFAULTS
 from reservation_lab.domain.runs import RunFolder, create_run_folder
 from reservation_lab.errors import LabError
-from reservation_lab.i18n import REFERENCE, set_language
 from tests.cloudflare_double.test_lab_on_the_double import files_containing
 from tests.support import raises_key
 
@@ -61,12 +61,9 @@ def test_the_seeds_learning_account_among_several_is_chosen_by_name(double: Clou
     assert choose_account(identity, "LabEx Learning") == double.account.id
     assert "The lab uses the account \"LabEx Learning\"." in capsys.readouterr().out
     for language, placeholder in (("de", "<Ihre E-Mail-Adresse>"), ("pt", "<seu e-mail>"), ("es", "<su correo")):
-        set_language(language)  # as the notebook's session does: the error is made and shown in its language
-        try:
-            with raises_key("cloud.no_account") as raised:
-                choose_account(identity, "Labex learning")
-        finally:
-            set_language(REFERENCE)
+        # as a session in that language makes it: the identity, and the error it raises, in the session's language
+        with raises_key("cloud.no_account") as raised:
+            choose_account(replace(identity, language=language), "Labex learning")
         text = raised.value.localized(language)
         assert "account_name" in text and "npx wrangler logout" in text and double.user.email not in text
         assert f'{placeholder}' in text and "LabEx Learning" in text

@@ -12,8 +12,8 @@ import pytest
 from reservation_lab.course import cloud_mode
 from reservation_lab.course.session import Session, start
 from reservation_lab.errors import LabError
-from reservation_lab.runtime.cloud_env import REAL, cloud_environment
-from reservation_lab.runtime.commands import announce, show_commands
+from reservation_lab.runtime.cloud_env import REAL
+from reservation_lab.runtime.commands import announce
 from reservation_lab.runtime.wrangler import wrangler_env
 from tests.support import raises_key
 
@@ -69,7 +69,7 @@ def test_the_rehearsal_points_cloud_commands_at_the_double_and_never_touches_the
     double = session.rehearsal.double
     assert "Generalprobe:" in capsys.readouterr().out
     assert dict(os.environ) == before  # the kernel's environment is never written
-    seen = cloud_environment()
+    seen = session.context.cloud
     assert seen.get("CLOUDFLARE_API_BASE_URL") == double.origin + "/client/v4"
     assert seen.get("HOME") != before["HOME"]  # wrangler's login of the rehearsal lives apart from the real one
     for name in LEARNERS_CREDENTIALS:  # built, not inherited: no credential of the learner reaches the double
@@ -81,16 +81,17 @@ def test_the_rehearsal_points_cloud_commands_at_the_double_and_never_touches_the
     assert wrangler_env(tmp_path / "logs")["HOME"] == before["HOME"]  # local wrangler dev keeps the kernel's
     with httpx.Client(trust_env=False) as client:
         assert client.get(double.origin + "/client/v4/user").status_code == 400  # no token: refused, as Cloudflare
-    show_commands(True)
-    try:
-        announce(tmp_path, ["npx", "wrangler", "deploy"], cloud=True)
-        announce(tmp_path, ["npx", "wrangler", "dev"])
-    finally:
-        show_commands(False)
+    showing = session.context.with_(show_commands=True)
+    announce(tmp_path, ["npx", "wrangler", "deploy"], cloud=True, ctx=showing)
+    announce(tmp_path, ["npx", "wrangler", "dev"], ctx=showing)
     shown = capsys.readouterr().out.splitlines()
     assert shown[0].startswith("(Generalprobe) [") and shown[1].startswith("[")
     session.stop()  # what a re-run setup cell does to the previous session
     assert dict(os.environ) == before and not double.root.exists() and session.rehearsal is None
-    assert cloud_environment() is REAL
-    assert cloud_environment().get("CLOUDFLARE_API_TOKEN") == "a-real-token-of-the-learner"
     session.stop()  # twice is fine
+    following = start("de", tmp_path / "next")  # the next setup cell: the learner's own environment again
+    assert following.context.cloud is REAL and not following.context.mark
+    assert following.context.cloud.get("CLOUDFLARE_API_TOKEN") == "a-real-token-of-the-learner"
+    cloud_mode.choose_cloud("rehearsal")
+    cloud_mode.choose_cloud(True)  # from a rehearsal back to the real account within one session
+    assert following.context.cloud is REAL and not following.context.mark and following.rehearsal is None

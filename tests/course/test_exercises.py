@@ -25,8 +25,8 @@ def test_hints_come_one_by_one_in_the_learners_language(language: str, tmp_path:
         for _ in range(HINTS + 1):
             lab.hint(name)
         shown = capsys.readouterr().out.splitlines()
-        assert shown == [f"{n}/{HINTS}: " + message(f"hints.{name}_{n}") for n in range(1, HINTS + 1)] + [
-            message("hints.no_more", name=name)]
+        assert shown == [f"{n}/{HINTS}: " + message(f"hints.{name}_{n}", language) for n in range(1, HINTS + 1)] + [
+            message("hints.no_more", language, name=name)]
         assert english_lines("\n".join(shown)) == []
     with raises_key("exercises.unknown", name="nope"):
         lab.hint("nope")
@@ -48,8 +48,8 @@ def test_a_failed_grade_shows_the_smallest_workload_in_the_learners_language(
     result = lab.grade("guard", seed=1, workloads=10)
     assert not result.passed and result.failure is not None and result.failure.kind == "overbooking"
     shown = capsys.readouterr().out
-    assert shown.startswith(message("exercises.grade_failed", name="guard", problem=result.failure.message))
-    assert message("exercises.round", round=1) in shown and message("exercises.why") in shown
+    assert shown.startswith(message("exercises.grade_failed", "pt", name="guard", problem=result.failure.message))
+    assert message("exercises.round", "pt", round=1) in shown and message("exercises.why", "pt") in shown
     assert '"reserved": 5' in shown and english_lines(shown) == []
     assert lab.stop_grading() == {"processesLeft": 0, "portFree": True}
 

@@ -174,3 +174,19 @@ def test_waiting_shows_one_progress_line_and_a_rerun_setup_cell_stops_what_the_s
     assert re.fullmatch(r"wrangler dev pronto após \d+,\d s", shown[0].data["text/plain"])
     assert printed(nb.cells[2]).splitlines()[-1] == "True True True True True True True"  # after any
     # earlier-run lines the setup cell prints for this checkout's .runs
+
+
+def test_the_courses_kernel_explains_a_cell_run_before_the_setup_cell(tmp_path: Path) -> None:
+    """The `reservation-lab` kernel loads course.kernel_extension: a cell that reads a name the course defines,
+    run before the setup cell, gets the short hint (in the notebook's `language` once its parameters cell ran;
+    English before that), not a raw NameError traceback."""
+    from reservation_lab.authoring.kernel import EXTENSION, KERNEL_NAME, kernel_dir
+
+    assert EXTENSION in kernel_dir().joinpath("kernel.json").read_text()
+    nb = notebook("print(run)", "language = 'pt'", "print(server)")
+    execute_cells(nb, tmp_path, kernel_name=KERNEL_NAME)
+    before_parameters, _, after_parameters = nb.cells
+    for cell, language, name in ((before_parameters, "en", "run"), (after_parameters, "pt", "server")):
+        [error] = errors_of(cell)
+        assert error.ename == "NameError" and "Traceback" not in plain(error.traceback)
+        assert plain(error.traceback).splitlines() == [message("friendly.name", language, name=name)]

@@ -156,16 +156,15 @@ def test_a_fourth_language_is_one_catalog_file(tmp_path: Path, monkeypatch: pyte
     catalog._load.cache_clear()
 
 
-def test_say_prints_the_notebooks_language(capsys: pytest.CaptureFixture[str]) -> None:
+def test_say_prints_the_sessions_language(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from reservation_lab.course import session
     from reservation_lab.course.display import say
-    from reservation_lab.i18n import set_language
 
-    set_language("pt")
-    try:
-        say("node_tests", passed=93, failed=0)
-    finally:
-        set_language("en")
-    assert capsys.readouterr().out.strip() == "testes do Node: 93 aprovados, 0 com falha"
+    say("node_tests", passed=93, failed=0)  # before the setup cell: English
+    session.start("pt", tmp_path / "run")
+    say("node_tests", passed=93, failed=0)
+    assert capsys.readouterr().out.splitlines()[-2:] == ["node tests: 93 passed, 0 failed",
+                                                         "testes do Node: 93 aprovados, 0 com falha"]
 
 
 ERROR_CLASSES = {"LabError", "ToolchainError", "PortBusyError", "DevServerError", "WranglerError", "APIError",

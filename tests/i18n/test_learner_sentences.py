@@ -44,17 +44,10 @@ def test_a_failed_check_shows_values_in_words_and_json_never_python(language: st
 @pytest.mark.parametrize("language", LEARNERS)
 def test_an_experiments_verdict_names_every_problem_in_the_learners_language(language: str) -> None:
     """Every contradiction the checker can report has a short name in every language; none is shown as a code."""
-    from reservation_lab.i18n import current_language, set_language
-
     codes = sorted({key.split(".", 1)[1].removesuffix("_one").removesuffix("_other")
                     for key in entries("en") if key.startswith("checker.") and key.split(".", 1)[1] in PROBLEM_KEYS})
     assert codes, "no checker problem keys found"
-    previous = current_language()
-    set_language(language)
-    try:
-        shown = shown_verdict({"accepted": 4, "problems": codes})
-    finally:
-        set_language(previous)
+    shown = shown_verdict({"accepted": 4, "problems": codes}, language)
     assert not any("_" in name or name == code for name, code in zip(shown["problems"], codes, strict=True)), shown
 
 

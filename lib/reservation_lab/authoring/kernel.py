@@ -15,6 +15,7 @@ def kernel_dir(prefix: str = sys.prefix) -> Path:
 
 
 QUIET = "--IPKernelApp.log_level=ERROR"  # no "running over TCP without encryption" warning on loopback runs
+EXTENSION = "--ext=reservation_lab.course.kernel_extension"  # lab errors explained from the first cell on
 
 
 def ensure_kernel(prefix: str = sys.prefix) -> str:
@@ -22,7 +23,8 @@ def ensure_kernel(prefix: str = sys.prefix) -> str:
 
     Jupyter in this environment (JupyterLab, papermill, nbclient) then finds it, and it always runs
     the Python that has `reservation_lab` installed. The kernel logs errors only: its one routine
-    warning (plain TCP between kernel and client, both on this machine) means nothing to a learner.
+    warning (plain TCP between kernel and client, both on this machine) means nothing to a learner. It loads
+    course.kernel_extension, so a lab error is explained in the learner's language even before the setup cell.
     """
     spec = kernel_dir(prefix) / "kernel.json"
     if not spec.exists():
@@ -30,7 +32,8 @@ def ensure_kernel(prefix: str = sys.prefix) -> str:
 
         install(kernel_name=KERNEL_NAME, display_name=DISPLAY_NAME, prefix=prefix)
     data = json.loads(spec.read_text())
-    if QUIET not in data["argv"]:
-        data["argv"].append(QUIET)
+    missing = [arg for arg in (QUIET, EXTENSION) if arg not in data["argv"]]
+    if missing:
+        data["argv"].extend(missing)
         spec.write_text(json.dumps(data, indent=1) + "\n")
     return KERNEL_NAME

@@ -14,7 +14,7 @@ from typing import Any
 
 from reservation_lab.cloud.api import first_json_object
 from reservation_lab.errors import LabError
-from reservation_lab.i18n import message, quoted
+from reservation_lab.i18n import REFERENCE, message, quoted
 from reservation_lab.runtime.wrangler import STDOUT, Echo, echo_stream
 
 EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
@@ -30,14 +30,16 @@ class Account:
 
 @dataclass(frozen=True, repr=False)
 class Identity:
-    """`wrangler whoami --json` reduced to what the lab needs (no e-mail is kept)."""
+    """`wrangler whoami --json` reduced to what the lab needs (no e-mail is kept); `language`: the one its account
+    names are shown in (an e-mail in a name becomes that language's placeholder)."""
 
     logged_in: bool
     auth_type: str | None = None
     accounts: tuple[Account, ...] = ()
+    language: str = REFERENCE
 
     def __repr__(self) -> str:
-        shown = [shown_name(name) for name in self.names()]  # a cell that shows `identity` shows no e-mail
+        shown = [shown_name(name, self.language) for name in self.names()]  # a cell showing `identity`: no e-mail
         return f"Identity(logged_in={self.logged_in}, auth_type={self.auth_type!r}, accounts={shown})"
 
     def names(self) -> list[str]:
@@ -47,7 +49,7 @@ class Identity:
         """The safe fields: loggedIn, authType and the account names, an e-mail in a name hidden (a new account is
         called `<e-mail>'s Account`); no IDs."""
         return {"loggedIn": self.logged_in, "authType": self.auth_type,
-                "accounts": [{"name": shown_name(name)} for name in self.names()]}
+                "accounts": [{"name": shown_name(name, self.language)} for name in self.names()]}
 
     def account_for(self, name: str) -> Account:
         """The account the lab uses: the one called `name`, or the only account the login sees (whatever its name).
@@ -61,17 +63,17 @@ class Identity:
         named = [account for account in self.accounts if account.name == name]
         if len(named) == 1:
             return named[0]
-        names = ", ".join(quoted(shown_name(n)) for n in self.names()) or "–"
+        names = ", ".join(quoted(shown_name(n, self.language)) for n in self.names()) or "–"
         key = "cloud.two_accounts" if named else "cloud.no_account" if self.accounts else "cloud.no_accounts"
-        raise LabError(key, name=quoted(shown_name(name)), names=names, n=len(self.accounts))
+        raise LabError(key, name=quoted(shown_name(name, self.language)), names=names, n=len(self.accounts))
 
     def account_id_for(self, name: str) -> str:
         """The ID of `account_for(name)` (kept in a variable, never shown)."""
         return self.account_for(name).id
 
 
-def parse_whoami(stdout: str) -> Identity:
-    """An Identity from `wrangler whoami --json` output (also `{"loggedIn": false}`)."""
+def parse_whoami(stdout: str, language: str = REFERENCE) -> Identity:
+    """An Identity from `wrangler whoami --json` output (also `{"loggedIn": false}`), shown in `language`."""
     data = first_json_object(stdout)
     if data is None:
         raise LabError("cloud.whoami_no_json")
@@ -79,20 +81,24 @@ def parse_whoami(stdout: str) -> Identity:
         Account(name=str(item.get("name", "")), id=str(item.get("id", "")))
         for item in data.get("accounts") or [] if isinstance(item, dict)
     )
-    return Identity(logged_in=data.get("loggedIn") is True, auth_type=data.get("authType"), accounts=accounts)
+    return Identity(logged_in=data.get("loggedIn") is True, auth_type=data.get("authType"), accounts=accounts,
+                    language=language)
 
 
-def shown_name(name: str) -> str:
+def shown_name(name: str, language: str | None = None) -> str:
     """An account name as the notebook shows it: an e-mail in it (a new account's `<e-mail>'s Account`) hidden."""
-    return EMAIL.sub(message("cloud.your_email"), name)
+    return EMAIL.sub(message("cloud.your_email", language), name)
 
 
 def choose_account(identity: Identity, name: str, echo: Echo = STDOUT) -> str:
-    """The ID of the account the lab uses (Identity.account_for), after one line naming it (e-mail hidden); with a
-    single account whose name is not `name`, the line says that account is used and why."""
+    """The ID of the account the lab uses (Identity.account_for), after one line naming it (e-mail hidden) in the
+    identity's language; with a single account whose name is not `name`, the line says that account is used and
+    why."""
+    language = identity.language
     account = identity.account_for(name)
     key = "cloud.using_account" if account.name == name else "cloud.using_only_account"
     stream = echo_stream(echo)
     if stream is not None:
-        stream.write(message(key, account=quoted(shown_name(account.name)), name=quoted(name)) + "\n")
+        stream.write(message(key, language, account=quoted(shown_name(account.name, language)), name=quoted(name))
+                     + "\n")
     return account.id

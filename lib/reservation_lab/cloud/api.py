@@ -13,7 +13,7 @@ import httpx
 
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import Message
-from reservation_lab.runtime.cloud_env import cloud_environment
+from reservation_lab.runtime.cloud_env import REAL, CloudEnvironment
 from reservation_lab.runtime.http import OwnsHttpClient, client_options
 from reservation_lab.runtime.redact import redact
 
@@ -53,16 +53,17 @@ class CloudflareAPI(OwnsHttpClient):
         transport: httpx.BaseTransport | None = None,
         base_url: str | None = None,
         timeout: float = 20.0,
+        cloud: CloudEnvironment = REAL,
     ) -> None:
         self._secrets = [s for s in (token, account_id) if s]
         self._account = account_id
-        base_url = (base_url or api_base()).rstrip("/")
+        base_url = (base_url or api_base(cloud)).rstrip("/")
         self._http = httpx.Client(
             base_url=base_url,
             headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
             timeout=timeout,
             transport=transport,
-            **(client_options(base_url) if transport is None else {"trust_env": False}),
+            **(client_options(base_url, cloud=cloud) if transport is None else {"trust_env": False}),
         )
 
     def __repr__(self) -> str:
@@ -168,14 +169,14 @@ def _explain(status: int, codes: tuple[int, ...], what: Message, detail: str | M
     return Message(key, {"what": what, "code": status, "detail": detail})
 
 
-def api_base() -> str:
+def api_base(cloud: CloudEnvironment = REAL) -> str:
     """Cloudflare's v4 API, or CLOUDFLARE_API_BASE_URL as wrangler reads it (the double, in a rehearsal)."""
-    return cloud_environment().get("CLOUDFLARE_API_BASE_URL") or API_BASE
+    return cloud.get("CLOUDFLARE_API_BASE_URL") or API_BASE
 
 
-def token_from_env() -> str | None:
+def token_from_env(cloud: CloudEnvironment = REAL) -> str | None:
     """CLOUDFLARE_API_TOKEN if it is set and not empty (as cloud commands see it: never the kernel's in a rehearsal)."""
-    return cloud_environment().get("CLOUDFLARE_API_TOKEN")
+    return cloud.get("CLOUDFLARE_API_TOKEN")
 
 
 def parse_auth_token(stdout: str) -> str:

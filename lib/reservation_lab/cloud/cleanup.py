@@ -32,6 +32,7 @@ from reservation_lab.errors import LabError
 from reservation_lab.i18n import message
 from reservation_lab.paths import REPO_ROOT, RUNS_DIR
 from reservation_lab.runtime.commands import relative_args, shown_folder
+from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.wrangler import STDOUT, Echo, echo_stream
 
 
@@ -72,24 +73,24 @@ def cleanup_words(root: Path) -> list[str]:
             shown_folder(root)]
 
 
-def cleanup(workdir: str | Path, echo: Echo = STDOUT) -> Verdict:
+def cleanup(workdir: str | Path, echo: Echo = STDOUT, ctx: Context = QUIET) -> Verdict:
     """Delete exactly this run's Worker and its namespace, whatever is left of them; then prove it. Re-runnable."""
     run = open_run(workdir)
     check_run_name(run.name)
     account_id = config_account_id(run)
     if not run.cleanup_config.exists():  # a failure before step 7 wrote it: the same file its cell writes
         write_cleanup_config(run, account_id)
-    with CloudflareAPI(api_token(run), account_id) as api:
+    with CloudflareAPI(api_token(run, ctx), account_id, cloud=ctx.cloud) as api:
         exists = _worker_exists(api, run.name)
         namespaces = [n for n in api.durable_object_namespaces() if n.get("script") == run.name]
     if exists and namespaces:
-        deploy(run, cleanup=True, echo=echo)
+        deploy(run, cleanup=True, echo=echo, ctx=ctx)
     if exists:
-        delete_worker(run, echo=echo)
-    verdict = verify(run, "deleted", account_id=account_id, attempts=3)
+        delete_worker(run, echo=echo, ctx=ctx)
+    verdict = verify(run, "deleted", account_id=account_id, attempts=3, ctx=ctx)
     stream = echo_stream(echo)
     if stream is not None:
-        stream.write(message("cloud.log_out_hint") + "\n")
+        stream.write(ctx.say("cloud.log_out_hint") + "\n")
     return verdict
 
 

@@ -23,10 +23,10 @@ from reservation_lab.domain.facts import BURST_SIZE, CAPACITY
 from reservation_lab.domain.routes import status_path
 from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError, WranglerError
-from reservation_lab.i18n import Message, describe, message, quoted
+from reservation_lab.i18n import Message, describe, quoted
 from reservation_lab.paths import REPO_ROOT
-from reservation_lab.runtime.cloud_env import cloud_environment
 from reservation_lab.runtime.commands import announce, relative_args, shown_folder
+from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.http import client_options
 from reservation_lab.runtime.redact import redact, strip_ansi
 from reservation_lab.runtime.waiting import wait_until
@@ -160,48 +160,48 @@ def _say(echo: Echo, line: str) -> None:
         stream.flush()
 
 
-def _capture(run: RunFolder, *args: str, shown: bool = True) -> WranglerResult:
-    return capture_wrangler(*args, cwd=run.root, log_dir=run.logs_dir, shown=shown)
+def _capture(run: RunFolder, *args: str, shown: bool = True, ctx: Context = QUIET) -> WranglerResult:
+    return capture_wrangler(*args, cwd=run.root, log_dir=run.logs_dir, shown=shown, ctx=ctx)
 
 
 def _failure(args: tuple[str, ...], code: int, stderr: str, key: str = "errors.wrangler_failed") -> Message:
     return failure(args, code, redact(strip_ansi(stderr)).splitlines(keepends=True), key)
 
 
-def login(run: RunFolder, echo: Echo = STDOUT) -> None:
+def login(run: RunFolder, echo: Echo = STDOUT, ctx: Context = QUIET) -> None:
     """Device authorization: wrangler prints a URL and a code, then waits until you confirm in the browser (at most
     5 minutes). Only the scopes the lab uses are asked for (LOGIN_SCOPES), not wrangler's ~27 defaults.
 
     With CLOUDFLARE_API_TOKEN set, wrangler uses that token and `login` does nothing (exit 0): say so first.
     """
-    if token_from_env():
-        _say(echo, message("cloud.token_env", command="login"))
+    if token_from_env(ctx.cloud):
+        _say(echo, ctx.say("cloud.token_env", command="login"))
     run_wrangler("login", "--device", "--browser=false", "--scopes", *LOGIN_SCOPES, cwd=run.root,
-                 log_dir=run.logs_dir, timeout=LOGIN_TIMEOUT, echo=echo)
+                 log_dir=run.logs_dir, timeout=LOGIN_TIMEOUT, echo=echo, ctx=ctx)
 
 
-def whoami(run: RunFolder) -> Identity:
+def whoami(run: RunFolder, ctx: Context = QUIET) -> Identity:
     """`wrangler whoami --json`, parsed without printing anything."""
-    result = _capture(run, "whoami", "--json")
+    result = _capture(run, "whoami", "--json", ctx=ctx)
     try:
-        return parse_whoami(result.output)
+        return parse_whoami(result.output, ctx.language)
     except LabError:
         raise WranglerError(_failure(result.args, result.returncode, result.errors)) from None
 
 
-def logout(run: RunFolder, echo: Echo = STDOUT) -> None:
+def logout(run: RunFolder, echo: Echo = STDOUT, ctx: Context = QUIET) -> None:
     """`wrangler logout`: revoke this machine's authorization (nothing to revoke while CLOUDFLARE_API_TOKEN is set)."""
-    if token_from_env():
-        _say(echo, message("cloud.token_env", command="logout"))
-    run_wrangler("logout", cwd=run.root, log_dir=run.logs_dir, echo=echo)
+    if token_from_env(ctx.cloud):
+        _say(echo, ctx.say("cloud.token_env", command="logout"))
+    run_wrangler("logout", cwd=run.root, log_dir=run.logs_dir, echo=echo, ctx=ctx)
 
 
-def api_token(run: RunFolder) -> str:
+def api_token(run: RunFolder, ctx: Context = QUIET) -> str:
     """CLOUDFLARE_API_TOKEN, else the token of wrangler's login (`wrangler auth token --json`); never printed."""
-    token = token_from_env()
+    token = token_from_env(ctx.cloud)
     if token:
         return token
-    result = _capture(run, "auth", "token", "--json", shown=False)
+    result = _capture(run, "auth", "token", "--json", shown=False, ctx=ctx)
     if not result.ok:
         raise LabError(_failure(result.args, result.returncode, result.errors, key="cloud.token_failed"))
     return parse_auth_token(result.output)
@@ -234,7 +234,7 @@ def _output_file(run: RunFolder, stem: str) -> Path:
     return run.logs_dir / f"{stem}-{newest[0][0] + 1 if newest else 1}.ndjson"
 
 
-def deploy(run: RunFolder, cleanup: bool = False, echo: Echo = STDOUT) -> Deployment:
+def deploy(run: RunFolder, cleanup: bool = False, echo: Echo = STDOUT, ctx: Context = QUIET) -> Deployment:
     """`wrangler deploy` of the run's config (or the cleanup config); the URL comes from wrangler's ND-JSON output.
 
     What the run may have left in the account is tracked in logs/: a deploy leaves `may-be-deployed` (and forgets
@@ -249,35 +249,35 @@ def deploy(run: RunFolder, cleanup: bool = False, echo: Echo = STDOUT) -> Deploy
     output = _output_file(run, "cleanup-deploy" if cleanup else "deploy")
     try:
         result = run_wrangler("deploy", "--config", str(config), cwd=run.root, log_dir=run.logs_dir,
-                              timeout=DEPLOY_TIMEOUT, echo=echo, check=False,
+                              timeout=DEPLOY_TIMEOUT, echo=echo, check=False, ctx=ctx,
                               extra_env={"WRANGLER_OUTPUT_FILE_PATH": str(output)})
     except BaseException:  # a timeout or an interrupt, perhaps after the upload: count it as deployed
-        _mark_uploaded(run, cleanup)
+        _mark_uploaded(run, cleanup, ctx)
         _redacted_output(output)
         raise
     if not result.ok:
         cause = _nothing_uploaded(result.output, _redacted_output(output))
         if cause is not None:
             raise LabError(cause, folder=shown_folder(run.root), details=_rejections(result.output))
-        _mark_uploaded(run, cleanup)
+        _mark_uploaded(run, cleanup, ctx)
         raise WranglerError(failure(result.args, result.returncode, result.output.splitlines(keepends=True)))
-    _mark_uploaded(run, cleanup)
+    _mark_uploaded(run, cleanup, ctx)
     ndjson = _redacted_output(output)
     if cleanup and reports_stale_tombstone(result.output):
-        _say(echo, message("cloud.already_deleted", class_name=CLASS_NAME))
+        _say(echo, ctx.say("cloud.already_deleted", class_name=CLASS_NAME))
     elif cleanup and not reports_deletion(result.output):
         raise LabError("cloud.not_deleted", class_name=CLASS_NAME)
     return parse_deployment(ndjson, result.output, required=not cleanup)
 
 
-def _mark_uploaded(run: RunFolder, cleanup: bool) -> None:
+def _mark_uploaded(run: RunFolder, cleanup: bool, ctx: Context) -> None:
     """A deploy may have uploaded: the run may be left deployed again (an earlier proof of deletion no longer holds),
     on the rehearsal's double or, once a real deploy followed, on the learner's account."""
     (run.logs_dir / UPLOADED).touch()
     if not cleanup:
         (run.logs_dir / CLEANED).unlink(missing_ok=True)
     rehearsal = run.logs_dir / REHEARSED
-    if cloud_environment().get(REHEARSAL_ENV):
+    if ctx.cloud.get(REHEARSAL_ENV):
         rehearsal.touch()
     else:
         rehearsal.unlink(missing_ok=True)
@@ -315,11 +315,12 @@ def _probe(http: httpx.Client, url: str, timeout: float) -> tuple[bool, str | Me
 
 
 def wait_until_ready(app_url: str, timeout: float = 30, settle: float = 5, client: httpx.Client | None = None,
-                     interval: float = 1.0, workshop: str = "readiness", echo: Echo = STDOUT) -> None:
+                     interval: float = 1.0, workshop: str = "readiness", echo: Echo = STDOUT,
+                     ctx: Context = QUIET) -> None:
     """Poll a real object until it answers capacity 4, reserved 0 (runtime.waiting.wait_until); then wait `settle`
     seconds. While it waits, one progress line (updated in place) says how long and what it last saw."""
     url = app_url.rstrip("/") + status_path(workshop)
-    http = client or httpx.Client(**client_options(url))
+    http = client or httpx.Client(**client_options(url, cloud=ctx.cloud))
     stream = echo_stream(echo)
     started = time.monotonic()
     last: list[str | Message] = [Message("cloud.probe_no_answer", {"error": "-"})]
@@ -327,9 +328,9 @@ def wait_until_ready(app_url: str, timeout: float = 30, settle: float = 5, clien
     def ready() -> bool:
         answered, last[0] = _probe(http, url, timeout=max(0.5, min(5.0, started + timeout - time.monotonic())))
         if stream is not None:
-            shown = describe(last[0]) if isinstance(last[0], Message) else last[0][:60]
-            stream.write("\r" + message("cloud.waiting_for", url=url, seconds=time.monotonic() - started,
-                                         seen=message("cloud.ready") if answered else shown))
+            shown = describe(last[0], ctx.language) if isinstance(last[0], Message) else last[0][:60]
+            stream.write("\r" + ctx.say("cloud.waiting_for", url=url, seconds=time.monotonic() - started,
+                                         seen=ctx.say("cloud.ready") if answered else shown))
             stream.flush()
         return answered
 
@@ -339,11 +340,11 @@ def wait_until_ready(app_url: str, timeout: float = 30, settle: float = 5, clien
     finally:
         if client is None:
             http.close()
-    _say(echo, "\n" + message("cloud.settling", seconds=round(settle)))
+    _say(echo, "\n" + ctx.say("cloud.settling", seconds=round(settle)))
     time.sleep(settle)
 
 
-def delete_worker(run: RunFolder, echo: Echo = STDOUT) -> None:
+def delete_worker(run: RunFolder, echo: Echo = STDOUT, ctx: Context = QUIET) -> None:
     """`wrangler delete` of exactly this run's Worker, named by the checked cleanup config.
 
     No `--force`: wrangler asks "Are you sure you want to delete <name>?" (answered yes when it runs
@@ -354,7 +355,7 @@ def delete_worker(run: RunFolder, echo: Echo = STDOUT) -> None:
     """
     config = cleanup_config_checked(run)
     result = run_wrangler("delete", "--config", str(config), cwd=run.root, log_dir=run.logs_dir,
-                          echo=echo)
+                          echo=echo, ctx=ctx)
     asked = DELETE_PROMPT.findall(result.output)
     if asked != [run.name] or f"Successfully deleted {run.name}" not in result.output:
         raise LabError("cloud.delete_unconfirmed", name=run.name)
@@ -381,23 +382,23 @@ def verifier_words(run: RunFolder, mode: str, app_url: str | None, burst_size: i
 
 def verify(run: RunFolder, mode: str, account_id: str | None = None, app_url: str | None = None,
            burst_size: int = BURST_SIZE, *, token: str | None = None, transport: httpx.BaseTransport | None = None,
-           attempts: int = 3, delay: float = 3.0) -> Verdict:
+           attempts: int = 3, delay: float = 3.0, ctx: Context = QUIET) -> Verdict:
     """The independent verifier; prints what it proved and PASS, or raises VerificationFailed naming the problems."""
     if mode not in MODES:
         raise LabError("cloud.verify_mode", modes=", ".join(MODES), mode=quoted(mode))
     script = check_run_name(run.name)
-    announce(REPO_ROOT, verifier_words(run, mode, app_url, burst_size), cloud=True)
+    announce(REPO_ROOT, verifier_words(run, mode, app_url, burst_size), cloud=True, ctx=ctx)
     account_id = account_id or config_account_id(run)
-    with CloudflareAPI(token or api_token(run), account_id, transport=transport) as api:
+    with CloudflareAPI(token or api_token(run, ctx), account_id, transport=transport, cloud=ctx.cloud) as api:
         if mode == "deployed":
-            verdict = verify_deployed(api, script, app_url or last_deployment_url(run), burst_size)
+            verdict = verify_deployed(api, script, app_url or last_deployment_url(run), burst_size, cloud=ctx.cloud)
         else:
             verdict = verify_deleted(api, script, attempts=attempts, delay=delay)
     for proved in verdict.proved:
-        print(message("cloud.verified", what=proved))
+        print(ctx.say("cloud.verified", what=proved))
     if not verdict.passed:
         raise VerificationFailed(verdict.outcome())
-    print(describe(verdict.outcome()))
+    print(describe(verdict.outcome(), ctx.language))
     if mode == "deleted":
         (run.logs_dir / CLEANED).touch()
     return verdict

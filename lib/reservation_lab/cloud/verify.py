@@ -24,6 +24,7 @@ from reservation_lab.domain.facts import BURST_SIZE
 from reservation_lab.domain.invariants import check_burst, durable_view, expected_summary, expected_totals
 from reservation_lab.errors import InvariantError, LabError
 from reservation_lab.i18n import REFERENCE, Message, describe, plural, quoted
+from reservation_lab.runtime.cloud_env import REAL, CloudEnvironment
 from reservation_lab.runtime.redact import redact
 
 MODES = ("deployed", "deleted")
@@ -129,9 +130,9 @@ def check_namespace(api: CloudflareAPI, script: str) -> Message:
     return Message("verify.namespace_ok", {"name": name})
 
 
-def check_cloud_launch(app_url: str, burst_size: int) -> Message:
+def check_cloud_launch(app_url: str, burst_size: int, cloud: CloudEnvironment = REAL) -> Message:
     """cloud-launch holds exactly the totals of step 5's burst."""
-    with LabClient(app_url) as client:
+    with LabClient(app_url, cloud=cloud) as client:
         actual = durable_view(client.status(CLOUD_WORKSHOP))
     expected = expected_totals(burst_size)
     if actual != expected:
@@ -140,19 +141,19 @@ def check_cloud_launch(app_url: str, burst_size: int) -> Message:
     return Message("verify.totals_ok", {"workshop": CLOUD_WORKSHOP, "actual": quoted(actual)})
 
 
-def _burst(app_url: str, workshop: str, size: int) -> list[Decision]:
+def _burst(app_url: str, workshop: str, size: int, cloud: CloudEnvironment) -> list[Decision]:
     """send_burst_sync in its own thread, so it also works inside a notebook's running event loop."""
     with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(send_burst_sync, app_url, workshop, size, prefix="verify-request").result()
+        return pool.submit(send_burst_sync, app_url, workshop, size, prefix="verify-request", cloud=cloud).result()
 
 
-def check_fresh_burst(app_url: str, workshop: str, size: int = VERIFY_BURST) -> Message:
+def check_fresh_burst(app_url: str, workshop: str, size: int = VERIFY_BURST, cloud: CloudEnvironment = REAL) -> Message:
     """`size` concurrent one-seat requests to a new workshop: exactly capacity accepted, durable status agrees."""
-    with LabClient(app_url) as client:
+    with LabClient(app_url, cloud=cloud) as client:
         before = client.status(workshop)
         if durable_view(before) != expected_totals(0):
             raise CheckFailed("verify.not_fresh", workshop=workshop, actual=quoted(durable_view(before)))
-        decisions = _burst(app_url, workshop, size)
+        decisions = _burst(app_url, workshop, size, cloud)
         after = client.status(workshop)
     summary = check_burst(decisions, before, after)
     if summary != expected_summary(size):
@@ -166,14 +167,14 @@ def check_fresh_burst(app_url: str, workshop: str, size: int = VERIFY_BURST) -> 
 
 
 def verify_deployed(api: CloudflareAPI, script: str, app_url: str, burst_size: int = BURST_SIZE,
-                    workshop: str | None = None) -> Verdict:
-    """Every deployed-mode check, against the API (binding, namespace) and the Worker URL."""
+                    workshop: str | None = None, cloud: CloudEnvironment = REAL) -> Verdict:
+    """Every deployed-mode check, against the API (binding, namespace) and the Worker URL (reached from `cloud`)."""
     workshop = workshop or "verify-" + secrets.token_hex(4)
     return run_checks("deployed", [
         (Message("verify.label_binding"), lambda: check_binding(api, script)),
         (Message("verify.label_namespace"), lambda: check_namespace(api, script)),
-        (Message("verify.label_cloud_launch"), lambda: check_cloud_launch(app_url, burst_size)),
-        (Message("verify.label_burst"), lambda: check_fresh_burst(app_url, workshop)),
+        (Message("verify.label_cloud_launch"), lambda: check_cloud_launch(app_url, burst_size, cloud)),
+        (Message("verify.label_burst"), lambda: check_fresh_burst(app_url, workshop, cloud=cloud)),
     ])
 
 

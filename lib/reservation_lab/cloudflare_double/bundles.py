@@ -79,7 +79,7 @@ class Bundles:
         live = {n.class_name for n in account.namespaces if n.script == script.name}
         folder.config.write_text(json.dumps(local_config(script, live), indent=2))
         if live:
-            self.held.start(script.name, folder, log_name="workerd.log", shown=False)
+            self.held.start(script.name, folder, log_name="workerd.log")  # QUIET: no step of the learner's
 
     def route_opened(self, script: Script) -> None:
         """workers.dev starts answering, after the scenario's route delay (DNS, propagation)."""

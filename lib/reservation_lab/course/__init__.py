@@ -2,22 +2,31 @@
 
 Cells write `from reservation_lab import course as lab` and call `lab.<name>(...)` for everything (d2l style);
 `__all__` below is the whole surface a learner meets. May import every layer below it (domain, runtime, race, cloud,
-i18n); only `authoring` and `cli` import it. Its modules: `session` (`lab.start`: the notebook's language, its run,
-and everything the session starts, stopped together), `cloud_mode` (which Cloudflare steps 5-7 use), `experiments`,
-`exercises` (grading), `display` (what cells show), `files` (`%%lab_file`), `friendly` (errors in the learner's
-language), `parameters` (the papermill defaults). The authors' tools live in `authoring`."""
+i18n); only `authoring` and `cli` import it. Its modules: `session` (`lab.start`: the run, its context and ledger,
+and everything the session starts, stopped together), `bound` (the lower layers' helpers passed the session's
+context), `two_clients` (one notebook in two tabs), `kernel_extension` (errors explained from the kernel's start),
+`cloud_mode` (which Cloudflare steps 5-7 use), `experiments`, `exercises` (grading), `display` (what cells show),
+`files` (`%%lab_file`), `friendly` (errors in the learner's language), `parameters` (the papermill defaults). The
+authors' tools live in `authoring`."""
 
-from reservation_lab.cloud.accounts import choose_account
-from reservation_lab.cloud.steps import (
+from reservation_lab.cloud.verify import CLOUD_WORKSHOP
+from reservation_lab.course.bound import (
+    LabClient,
+    check_equal,
+    choose_account,
     delete_worker,
     deploy,
+    dry_run,
+    explain,
     login,
     logout,
+    race_naive_and_atomic,
+    run_node_tests,
+    send_burst,
     verify,
     wait_until_ready,
     whoami,
 )
-from reservation_lab.cloud.verify import CLOUD_WORKSHOP
 from reservation_lab.course.cloud_mode import before_cleanup, choose_cloud
 from reservation_lab.course.display import (
     decision_of,
@@ -35,15 +44,10 @@ from reservation_lab.course.exercises import grade, hint, stop_grading
 from reservation_lab.course.experiments import experiment, stop_experiments
 from reservation_lab.course.friendly import friendly_traceback, lab_names
 from reservation_lab.course.session import current, start, start_server, wrangler_version
-from reservation_lab.domain.burst import send_burst
-from reservation_lab.domain.checker import check_history, explain
-from reservation_lab.domain.client import LabClient
+from reservation_lab.domain.checker import check_history
 from reservation_lab.domain.config import durable_object_config, read_config, worker_template
-from reservation_lab.domain.invariants import check_burst, check_equal, durable_view, expected_summary, totals_after
-from reservation_lab.race.demo import race_naive_and_atomic
-from reservation_lab.runtime.nodetests import run_node_tests
+from reservation_lab.domain.invariants import check_burst, durable_view, expected_summary, totals_after
 from reservation_lab.runtime.toolchain import pinned_wrangler_version
-from reservation_lab.runtime.wrangler import dry_run
 
 __all__ = [
     # the run and its local runtime (steps 1-4)

@@ -4,9 +4,9 @@ local rehearsal (`cloud = "rehearsal"`) against the Cloudflare double on loopbac
 The rehearsal starts the double and points wrangler's cloud commands and the helpers at it through a cloud
 environment of its own (runtime.cloud_env: CLOUDFLARE_API_BASE_URL, the OAuth URLs, its CA, a HOME of its own,
 *.workers.dev via loopback; no credential, endpoint or keyring variable inherited from the kernel, whose own
-environment is never changed) and marks every command line that reaches it. The session owns it: a new setup
-cell (or the end of the kernel) stops it. Nothing leaves the machine; the Worker, the bursts and SQLite are real
-workerd.
+environment is never changed), which the session's context carries with the mark every command line that reaches
+it gets. The session owns it: a new setup cell (or the end of the kernel) stops it. Nothing leaves the machine;
+the Worker, the bursts and SQLite are real workerd.
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ from reservation_lab.cloud.steps import REHEARSAL_ENV
 from reservation_lab.cloudflare_double.double import CloudflareDouble
 from reservation_lab.course.session import current
 from reservation_lab.errors import LabError, PausedOnPurpose
-from reservation_lab.i18n import message, quoted
-from reservation_lab.runtime.cloud_env import cloud_environment, stand_in, use_cloud_environment
-from reservation_lab.runtime.commands import mark_commands
+from reservation_lab.i18n import quoted
+from reservation_lab.runtime.cloud_env import REAL, stand_in
 
 REHEARSAL = "rehearsal"
 
@@ -33,20 +32,14 @@ class Rehearsal:
     def __init__(self) -> None:
         self.double = CloudflareDouble(Path(tempfile.mkdtemp(prefix="cloudflare-double-")))
         self.environment = stand_in({**self.double.environment(with_token=False), REHEARSAL_ENV: "1"})
-        use_cloud_environment(self.environment)
-        mark_commands(message("cloud.rehearsal_mark"))
         atexit.register(self.stop)
 
     def stop(self) -> None:
-        """Stop the double (its Workers too), point cloud commands at the real environment again, drop its folder;
-        safe to call twice."""
+        """Stop the double (its Workers too) and drop its folder; safe to call twice."""
         if self.double is None:
             return
         double, self.double = self.double, None
         double.close()
-        if cloud_environment() is self.environment:
-            use_cloud_environment(None)
-        mark_commands("")
         shutil.rmtree(double.root, ignore_errors=True)
 
 
@@ -59,11 +52,14 @@ def choose_cloud(cloud: bool | str) -> None:
         session.rehearsal.stop()
         session.rehearsal = None
     session.cloud = cloud
+    session.context = session.context.with_(cloud=REAL, mark="")  # the learner's own environment
     if cloud == REHEARSAL:
         session.rehearsal = Rehearsal()
-        print(message("cloud.rehearsal_started", api=session.rehearsal.double.origin + "/client/v4"))
+        session.context = session.context.with_(cloud=session.rehearsal.environment,
+                                                mark=session.context.say("cloud.rehearsal_mark"))
+        print(session.context.say("cloud.rehearsal_started", api=session.rehearsal.double.origin + "/client/v4"))
     elif cloud:
-        print(message("cloud.real_cloud"))
+        print(session.context.say("cloud.real_cloud"))
 
 
 def before_cleanup(pause: bool) -> None:

@@ -7,10 +7,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from reservation_lab.course.session import context, current
 from reservation_lab.domain.config import redacted
 from reservation_lab.domain.decisions import Decision
 from reservation_lab.domain.invariants import all_replayed
-from reservation_lab.domain.ledger import LEDGER
 from reservation_lab.domain.runs import RunFolder
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import describe, message, plural
@@ -33,12 +33,13 @@ def print_json(data: Any) -> None:
 
 def skip_cloud(step: int | str) -> None:
     """Say in one line, in the notebook's language, that a cloud step was skipped and why."""
-    print(message("lines.skipped_login") if step == "login" else message("lines.skipped_step", step=step))
+    ctx = context()
+    print(ctx.say("lines.skipped_login") if step == "login" else ctx.say("lines.skipped_step", step=step))
 
 
 def show_config(path: Path) -> None:
     """Print a wrangler config with the account ID hidden."""
-    print_json(redacted(json.loads(Path(path).read_text()), message("lines.hidden_value")))
+    print_json(redacted(json.loads(Path(path).read_text()), context().say("lines.hidden_value")))
 
 
 def decision_table(decisions: Iterable[Decision]) -> list[dict[str, Any]]:
@@ -60,11 +61,11 @@ def show_decisions(decisions: Iterable[Decision]) -> None:
 
     When every answer was a replay (the burst cell ran a second time), says so first, in the notebook's language.
     """
-    decisions = list(decisions)
+    decisions, language = list(decisions), context().language
     if all_replayed(decisions):
-        print(message("friendly.replayed_burst"))
+        print(message("friendly.replayed_burst", language))
     for row in decision_table(decisions):
-        retry = "  " + describe(plural("lines.attempts", row["attempts"])) if row["attempts"] > 1 else ""
+        retry = "  " + describe(plural("lines.attempts", row["attempts"]), language) if row["attempts"] > 1 else ""
         status, reserved = row["status"] or "–", "–" if row["reserved"] is None else row["reserved"]
         print(f"{row['requestId']:<24} {row['http'] or '–'}  {status:<9} reserved={reserved}{retry}")
 
@@ -78,7 +79,9 @@ def decision_of(decisions: Iterable[Decision], request_id: str) -> Decision:
 
 
 def show_race(race: Race, language: str | None = None) -> None:
-    """The race in numbers: answers, confirmed seats and the durable counter, per Worker."""
+    """The race in numbers: answers, confirmed seats and the durable counter, per Worker (in the session's
+    language unless `language` is given)."""
+    language = language or context().language
     width = max(len(label(key, language)) for key in ("naive", "atomic")) + 2
     print(f"{'':<{width}} {label('column_accepted', language):>10} {label('column_rejected', language):>10} "
           f"{label('seats', language):>8} {label('column_reserved', language):>8}")
@@ -89,7 +92,9 @@ def show_race(race: Race, language: str | None = None) -> None:
 
 
 def plot_race(race: Race, language: str | None = None) -> None:
-    """Show the naive and the atomic burst as timelines side by side."""
+    """Show the naive and the atomic burst as timelines side by side (labels in the session's language unless
+    `language` is given)."""
+    language = language or context().language
     import matplotlib.pyplot as plt
     from IPython.display import display
 
@@ -103,12 +108,13 @@ def write_report(run: RunFolder, **data: Any) -> dict[str, Any]:
     """Write report.json into the run folder (read by `./lab run` and `./lab grade`): `data`, whether this was a
     grading run, and the session's check ledger (`checks`: label, passed, expected, actual of every check).
     Returns the report with the ledger counted (`checks`: passed and failed), which reads the same in every run."""
-    report = {"run": run.name, **data, "grading": LEDGER.grading}
-    (run.root / "report.json").write_text(json.dumps({**report, "checks": LEDGER.entries}, indent=2) + "\n")
-    passed = sum(entry["passed"] for entry in LEDGER.entries)
-    return {**report, "checks": {"passed": passed, "failed": len(LEDGER.entries) - passed}}
+    ledger = current().ledger
+    report = {"run": run.name, **data, "grading": ledger.grading}
+    (run.root / "report.json").write_text(json.dumps({**report, "checks": ledger.entries}, indent=2) + "\n")
+    passed = sum(entry["passed"] for entry in ledger.entries)
+    return {**report, "checks": {"passed": passed, "failed": len(ledger.entries) - passed}}
 
 
 def say(key: str, **values: Any) -> None:
     """Print the catalog's line `lines.<key>` in the notebook's language."""
-    print(message(f"lines.{key}", **values))
+    print(context().say(f"lines.{key}", **values))

@@ -7,13 +7,12 @@ import json
 
 from reservation_lab.course.session import current
 from reservation_lab.domain.checker import explain
-from reservation_lab.domain.ledger import LEDGER
 from reservation_lab.errors import LabError
 from reservation_lab.exercises import grader
 from reservation_lab.exercises.catalog import exercise
 from reservation_lab.exercises.grader import Grade, Grader
 from reservation_lab.exercises.judge import Sent
-from reservation_lab.i18n import current_language, message, number, plural
+from reservation_lab.i18n import message, number, plural
 
 HINTS = 3  # hints per exercise: [hints] <name>_1 … <name>_3 in every catalog
 
@@ -32,60 +31,65 @@ def grade(name: str, solution: bool = False, seed: int = 0, workloads: int = gra
     task = exercise(name)
     source = task.solution() if solution else (session.run.root / "exercises" / f"{name}.js").read_text()
     if session.grader is None:
-        session.grader = Grader(session.run.root / "grading")
+        session.grader = Grader(session.run.root / "grading", ctx=session.context)
     result = session.grader.grade(task, source, seed=seed, examples=workloads, budget=seconds)
-    show_grade(result)
-    LEDGER.record(f"grade_{name}", result.passed, "passed", result.failure.kind if result.failure else "passed")
+    show_grade(result, session.language)
+    session.ledger.record(f"grade_{name}", result.passed, "passed", result.failure.kind if result.failure else "passed")
     if solution and not result.passed:
         raise GradeFailed("exercises.grade_failed_short", name=name, problem=result.failure.message)
     return result
 
 
-def show_grade(result: Grade) -> None:
+def show_grade(result: Grade, language: str) -> None:
     """A passed grade in one line; a failed one with its smallest workload, the answers and the checker's words."""
+    def say(key: str, **values: object) -> str:
+        return message(key, language, **values)
+
     counts = {"workloads": plural("exercises.workloads", result.trials),
               "requests": plural("exercises.requests", result.requests),
               "restarts": plural("exercises.restarts", result.restarts)}
     if result.passed:
-        print(message("exercises.grade_passed", name=result.exercise, seed=result.seed,
-                      seconds=number(result.seconds, current_language()), **counts))
+        print(say("exercises.grade_passed", name=result.exercise, seed=result.seed,
+                  seconds=number(result.seconds, language), **counts))
         return
     failure = result.failure
     assert failure is not None
-    print(message("exercises.grade_failed", name=result.exercise, problem=failure.message))
+    print(say("exercises.grade_failed", name=result.exercise, problem=failure.message))
     if result.smallest is None:
         return
     print()
-    print(message("exercises.smallest", seed=result.seed, workloads=counts["workloads"]))
+    print(say("exercises.smallest", seed=result.seed, workloads=counts["workloads"]))
     for number_, round_ in enumerate(result.smallest.workload.rounds, 1):
-        print(message("exercises.round", round=number_))
-        for row in _rows([one for one in result.smallest.sent if one.round == number_]):
+        print(say("exercises.round", round=number_))
+        for row in _rows([one for one in result.smallest.sent if one.round == number_], language):
             print("  " + row)
         if round_.restart:
-            print("  " + message("exercises.restart_after"))
+            print("  " + say("exercises.restart_after"))
         if number_ == failure.round:
             break
     if failure.check is not None:
         print()
-        print(message("exercises.why"))
-        print(explain(failure.check))
+        print(say("exercises.why"))
+        print(explain(failure.check, language=language))
 
 
-def _rows(sent: list[Sent]) -> list[str]:
+def _rows(sent: list[Sent], language: str) -> list[str]:
     """The requests of one round as an aligned table: requestId, workshop, seats, kind, HTTP, answer."""
-    head = [message(f"exercises.column_{key}") for key in ("request", "workshop", "seats", "kind", "http", "answer")]
-    rows = [[one.request_id, one.workshop, str(one.seats) if one.valid else "–", message(f"exercises.kind_{one.kind}"),
-             str(one.code) if one.code is not None else "–", _answer(one)] for one in sent]
+    head = [message(f"exercises.column_{key}", language)
+            for key in ("request", "workshop", "seats", "kind", "http", "answer")]
+    rows = [[one.request_id, one.workshop, str(one.seats) if one.valid else "–",
+             message(f"exercises.kind_{one.kind}", language), str(one.code) if one.code is not None else "–",
+             _answer(one, language)] for one in sent]
     widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head) - 1)]
     return ["  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])
             for row in [head, *rows]]
 
 
-def _answer(one: Sent) -> str:
+def _answer(one: Sent, language: str) -> str:
     """The answer's decision fields (an invalid request: the body sent, then the answer)."""
     sent = "" if one.valid else f"{one.body} → "
     if one.code is None:
-        return sent + message("exercises.no_answer_short")
+        return sent + message("exercises.no_answer_short", language)
     keys = ("status", "reserved", "replayed", "error")
     return sent + json.dumps({key: one.answer[key] for key in keys if key in one.answer}, ensure_ascii=False)
 
@@ -97,9 +101,9 @@ def hint(name: str) -> None:
     shown = session.hints.get(name, 0) + 1
     session.hints[name] = shown
     if shown > HINTS:
-        print(message("hints.no_more", name=name))
+        print(message("hints.no_more", session.language, name=name))
         return
-    print(f"{shown}/{HINTS}: " + message(f"hints.{name}_{shown}"))
+    print(f"{shown}/{HINTS}: " + message(f"hints.{name}_{shown}", session.language))
 
 
 def stop_grading() -> dict[str, object]:

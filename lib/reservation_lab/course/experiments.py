@@ -18,14 +18,15 @@ from reservation_lab.i18n import describe, message, plural
 async def experiment(run: RunFolder, name: str, edits: Mapping[str, str], burst_size: int, **options: bool) -> Outcome:
     """Run one experiment of the notebook (options: experiments.variants.run_experiment's `restart`, `repeat`) and
     show its verdict, the durable totals and the checker's words."""
-    workbenches = current().workbenches  # the session owns the workbench and stops it with everything else
-    workbench = workbenches.get(run.root) or workbenches.setdefault(run.root, Workbench(run))
+    session = current()
+    workbenches = session.workbenches  # the session owns the workbench and stops it with everything else
+    workbench = workbenches.get(run.root) or workbenches.setdefault(run.root, Workbench(run, ctx=session.context))
     outcome = await run_experiment(workbench, name, edits, burst_size, **options)
-    print_json(shown_verdict(outcome.verdict()))
+    print_json(shown_verdict(outcome.verdict(), session.language))
     print_json(durable(outcome))
     if outcome.repeated and all_replayed(outcome.repeated):  # replays repeat old decisions: none is new
-        print(describe(plural("invariants.all_replayed", len(outcome.repeated))))
-    print(explain(outcome.history))
+        print(describe(plural("invariants.all_replayed", len(outcome.repeated)), session.language))
+    print(explain(outcome.history, language=session.language))
     return outcome
 
 
@@ -38,8 +39,8 @@ def stop_experiments(run: RunFolder) -> dict[str, object]:
     return workbench.server.leftovers()
 
 
-def shown_verdict(verdict: dict[str, object]) -> dict[str, object]:
+def shown_verdict(verdict: dict[str, object], language: str) -> dict[str, object]:
     """The verdict as the learner reads it: the checker's problem codes (which the check cells compare) named in
     the notebook's language."""
     codes = verdict.get("problems") or []
-    return {**verdict, "problems": [message(f"problems.{code}") for code in codes]}  # type: ignore[union-attr]
+    return {**verdict, "problems": [message(f"problems.{code}", language) for code in codes]}  # type: ignore[union-attr]

@@ -7,6 +7,7 @@ parsed (JSONC) and get this run's Worker name and, in cloud mode, the account ID
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,15 +53,18 @@ def write_lab_file(run: RunFolder, target: str, text: str, account_id: str | Non
                    files=", ".join(CONFIGS + SOURCES + EXERCISE_FILES))
 
 
-def register(shell: Any, current_run: Any) -> None:
-    """Register `%%lab_file` in an IPython shell; `current_run()` gives the run the cell writes into."""
+def register(shell: Any, current_session: Callable[[], Any]) -> None:
+    """Register `%%lab_file` in an IPython shell; `current_session()` gives the session whose run the cell writes
+    into (with its account ID and language), None before the setup cell."""
 
     def lab_file(line: str, cell: str) -> None:
         target = line.strip()
-        run = current_run()
-        if run is None:
+        session = current_session()
+        if session is None:
             raise NameError("name 'run' is not defined", name="run")
-        write_lab_file(run, target, cell, shell.user_ns.get("account_id"))
-        print(message("lines.file_written", path=target, lines=len(cell.splitlines()), folder=shown_folder(run.root)))
+        run = session.run
+        write_lab_file(run, target, cell, session.account_id)
+        print(message("lines.file_written", session.language, path=target, lines=len(cell.splitlines()),
+                      folder=shown_folder(run.root)))
 
     shell.register_magic_function(lab_file, magic_kind="cell", magic_name=MAGIC)

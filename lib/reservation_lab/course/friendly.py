@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from reservation_lab.errors import (
     ToolchainError,
     WranglerError,
 )
-from reservation_lab.i18n import message, set_language
+from reservation_lab.i18n import message
 
 # Most specific first: the first matching class picks the headline (a key of the catalog's `friendly` section).
 _HEADLINES: tuple[tuple[type[BaseException], str], ...] = (
@@ -72,28 +73,31 @@ def cleanup_hint(run: Any, language: str) -> list[str]:
     return [left_deployed_line(run.root, language)] if run is not None and left_deployed(run) else []
 
 
-def friendly_errors(language: str, run: Any = None) -> bool:
-    """Show lab errors in the notebook as one sentence in `language` plus the original message, no traceback.
+def friendly_errors(where: Callable[[Any], tuple[str, Any]], shell: Any = None) -> bool:
+    """Show lab errors in the notebook as one sentence in the learner's language plus the original message, no
+    traceback.
 
     Registers an IPython custom exception handler for LabError, InvariantError and NameError (only for the
     names the course defines: "run the cells above first"). The cell still fails: the handler sends a real
     `error` output (with the short traceback), so Run All stops there and papermill and nbval fail loudly.
-    `%tb` still prints the full traceback. Calling it again replaces the handler. Also remembers `language`
-    for the helpers' progress lines. With the session's `run`, a failure after a deploy also names the cleanup.
-    Returns False outside IPython (nothing to install).
+    `%tb` still prints the full traceback. Calling it again replaces the handler. `where(shell)` says, when an
+    error is shown, its language and the session's run (with it, a failure after a deploy also names the cleanup):
+    the course's kernel installs this at start (course.kernel_extension), so a cell run before the setup cell is
+    explained too. Returns False outside IPython (nothing to install).
     """
-    set_language(language)
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
-    shell = get_ipython()
+    if shell is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return False
+        shell = get_ipython()
     if shell is None:
         return False
 
     def handler(shell: Any, etype: type[BaseException], value: BaseException, tb: Any, tb_offset: Any = None):
         sys.last_type, sys.last_value, sys.last_traceback = etype, value, tb  # for %tb
         sys.last_exc = value
+        language, run = where(shell)
         stb = friendly_traceback(value, language, run)
         if stb is None:
             shell.showtraceback((etype, value, tb), tb_offset=tb_offset)

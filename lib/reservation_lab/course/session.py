@@ -1,10 +1,13 @@
 """The course session: what the setup cell starts and every cell sees.
 
-`session = lab.start(language, workdir)` sets the notebook's language (every helper prints in it, errors too),
-creates this run's folder and becomes the one owner of everything the notebook starts: the dev servers (one per run
+`session = lab.start(language, workdir)` creates this run's folder and a session that carries everything a helper
+needs to know about it, passed explicitly (no other module keeps any of it): its `context` (runtime.context: the
+language every helper prints in, whether command lines are shown, the rehearsal's mark and cloud environment), its
+check `ledger` and the account it deploys to. It owns everything the notebook starts: the dev servers (one per run
 folder), the experiments' workbench, the exercises' grader, the rehearsal's Cloudflare double. `Session.stop()` is
 the one place that stops them, and `start()` calls it for the previous session first, so re-running the setup cell
-leaves nothing behind (a kernel that dies takes its servers along through their watchdogs)."""
+leaves nothing behind (a kernel that dies takes its servers along through their watchdogs). The notebook's cells
+keep their short form: `lab.<helper>` passes the current session's context (course.bound)."""
 
 from __future__ import annotations
 
@@ -16,29 +19,35 @@ from reservation_lab.cloud.cleanup import left_deployed_line, runs_left_deployed
 from reservation_lab.course import two_clients
 from reservation_lab.course.files import register as register_lab_file
 from reservation_lab.course.friendly import friendly_errors
-from reservation_lab.domain.ledger import LEDGER
+from reservation_lab.domain.ledger import LEDGER_FILE, Ledger
 from reservation_lab.domain.runs import HeldServers, RunFolder, create_run_folder
 from reservation_lab.errors import LabError
 from reservation_lab.exercises.grader import Grader
 from reservation_lab.experiments.workbench import Workbench
-from reservation_lab.i18n import message, set_language
-from reservation_lab.runtime.commands import show_commands
+from reservation_lab.i18n import COURSE_LANGUAGES, REFERENCE, message
+from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.devserver import DevServer
 from reservation_lab.runtime.wrangler import run_wrangler
 
 
 @dataclass
 class Session:
-    """The notebook's language, this run, and what this session started (stopped together by stop())."""
+    """This run, its context and ledger, and what this session started (stopped together by stop())."""
 
-    language: str
     run: RunFolder
+    context: Context = QUIET  # the language, the command display, the cloud environment
+    ledger: Ledger = field(default_factory=Ledger)
+    account_id: str | None = None  # the Cloudflare account step 1 chose (never shown)
     servers: HeldServers = field(default_factory=HeldServers)  # one dev server per run folder
     workbenches: dict[Path, Workbench] = field(default_factory=dict)
     grader: Grader | None = None  # the exercises' grading server (course.exercises)
     hints: dict[str, int] = field(default_factory=dict)  # how many hints of each exercise were shown
     cloud: bool | str = False
     rehearsal: Any = None  # course.cloud_mode.Rehearsal while cloud = "rehearsal"
+
+    @property
+    def language(self) -> str:
+        return self.context.language
 
     def stop(self) -> None:
         """Stop every server, workbench and stand-in this session started; safe to call twice."""
@@ -69,18 +78,17 @@ def start(language: str, workdir: str | Path = "", grading: bool = False) -> Ses
     if previous is not None:
         _CURRENT["session"] = None
         previous.stop()
-    set_language(language)
-    session = Session(language=language, run=create_run_folder(workdir or None))
-    LEDGER.start(grading, session.run.root)
-    friendly_errors(language, session.run)
+    run = create_run_folder(workdir or None)
+    session = Session(run=run, context=Context(language=language, show_commands=_in_kernel()),
+                      ledger=Ledger(grading, run.root / LEDGER_FILE))
     _CURRENT["session"] = session
+    friendly_errors(error_language_and_run)  # as the course's kernel did at its start (course.kernel_extension)
     for earlier in runs_left_deployed():
-        print(left_deployed_line(earlier))
+        print(left_deployed_line(earlier, language))
     if _in_kernel():
         from IPython import get_ipython
 
-        show_commands(True)
-        register_lab_file(get_ipython(), current_run)
+        register_lab_file(get_ipython(), current_or_none)
         two_clients.install(get_ipython())
     return session
 
@@ -93,6 +101,32 @@ def current() -> Session:
     return session
 
 
+def current_or_none() -> Session | None:
+    """The session the setup cell started, or None before it (scripts, tests, a cell run too early)."""
+    return _CURRENT["session"]
+
+
+def context() -> Context:
+    """The current session's context; QUIET (English, nothing shown, the real environment) before the setup cell."""
+    session = _CURRENT["session"]
+    return session.context if session is not None else QUIET
+
+
+def language() -> str:
+    """The current session's language (English before the setup cell)."""
+    return context().language
+
+
+def error_language_and_run(shell: Any = None) -> tuple[str, RunFolder | None]:
+    """How an error is explained: in the session's language with its run; before the setup cell in the notebook's
+    `language` parameter when its cell ran (a course language), else in English."""
+    session = _CURRENT["session"]
+    if session is not None:
+        return session.language, session.run
+    chosen = getattr(shell, "user_ns", {}).get("language")
+    return (chosen if chosen in COURSE_LANGUAGES else REFERENCE), None
+
+
 def current_run() -> RunFolder | None:
     """The current session's run, or None before the setup cell."""
     session = _CURRENT["session"]
@@ -101,7 +135,7 @@ def current_run() -> RunFolder | None:
 
 def wrangler_version(run: RunFolder) -> str:
     """The version the pinned wrangler reports (`wrangler --version`)."""
-    result = run_wrangler("--version", cwd=run.root, echo=None, timeout=60)
+    result = run_wrangler("--version", cwd=run.root, echo=None, timeout=60, ctx=context())
     return result.output.strip().splitlines()[-1].strip()
 
 
@@ -113,7 +147,8 @@ def start_server(run: RunFolder, port: int = 0, log_name: str = "dev.log") -> De
     session = current()
     session.servers.stop(run.root)
     progress = _ServerProgress(session.language) if _in_kernel() else None
-    server = session.servers.start(run.root, run, port=port, log_name=log_name, progress=progress)
+    server = session.servers.start(run.root, run, port=port, log_name=log_name, progress=progress,
+                                   ctx=session.context)
     if progress is not None:
         progress.done(server.healthy_after)
     return server

@@ -13,6 +13,7 @@ from reservation_lab.domain.decisions import Attempt, Decision
 from reservation_lab.domain.facts import BURST_SIZE
 from reservation_lab.domain.routes import reservations_path
 from reservation_lab.errors import LabError
+from reservation_lab.runtime.cloud_env import REAL, CloudEnvironment
 from reservation_lab.runtime.http import client_options
 
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
@@ -83,10 +84,12 @@ async def send_burst(
     ids: list[str] | None = None,
     max_attempts: int = 4,
     timeout: float = 30.0,
+    cloud: CloudEnvironment = REAL,
 ) -> list[Decision]:
     """Send `size` reservations at once (all in flight together) and return every decision.
 
-    Await it in a notebook cell; from plain Python use `send_burst_sync`.
+    Await it in a notebook cell; from plain Python use `send_burst_sync`. `cloud`: the environment a workers.dev URL
+    is reached from (a rehearsal's maps it to the Cloudflare double).
     """
     ids = list(ids) if ids is not None else request_ids(size, prefix)
     if not ids:
@@ -99,7 +102,7 @@ async def send_burst(
     limits = httpx.Limits(max_connections=len(ids), max_keepalive_connections=len(ids))
     barrier = asyncio.Barrier(len(ids))
     origin = time.perf_counter()
-    async with httpx.AsyncClient(timeout=timeout, limits=limits, **client_options(url, True, limits)) as client:
+    async with httpx.AsyncClient(timeout=timeout, limits=limits, **client_options(url, True, limits, cloud)) as client:
         await asyncio.gather(*(_send_one(client, barrier, url, d, max_attempts, origin) for d in decisions))
     return decisions
 

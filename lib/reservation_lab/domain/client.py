@@ -11,6 +11,7 @@ import httpx
 from reservation_lab.domain.routes import HEALTH, reservations_path, status_path
 from reservation_lab.errors import LabError
 from reservation_lab.i18n import quoted
+from reservation_lab.runtime.cloud_env import REAL, CloudEnvironment
 from reservation_lab.runtime.http import OwnsHttpClient, client_options
 
 
@@ -26,12 +27,13 @@ class LabClient(OwnsHttpClient):
     """Synchronous client for /health, /workshops/<name>/status and /workshops/<name>/reservations."""
 
     def __init__(self, base_url: str, timeout: float = 10.0, transport: httpx.BaseTransport | None = None,
-                 retries: int = 0, retry_delay: float = 1.0) -> None:
+                 retries: int = 0, retry_delay: float = 1.0, cloud: CloudEnvironment = REAL) -> None:
         """`retries`: how often status() asks again after a transient failure (no answer, a page without JSON, a
-        5xx), e.g. right after a deploy, when the edge may briefly answer for the old or no instance."""
+        5xx), e.g. right after a deploy, when the edge may briefly answer for the old or no instance. `cloud`: the
+        environment a workers.dev URL is reached from (a rehearsal's maps it to the Cloudflare double)."""
         self.base_url = base_url.rstrip("/")
         self.retries, self.retry_delay = retries, retry_delay
-        options = client_options(self.base_url) if transport is None else {"trust_env": False}
+        options = client_options(self.base_url, cloud=cloud) if transport is None else {"trust_env": False}
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport, **options)
 
     def _reply(self, response: httpx.Response) -> Reply:

@@ -28,16 +28,12 @@ def plain(value: Any) -> Any:
 
 @dataclass
 class Ledger:
-    """The checks of this notebook's session, in order; `grading` says whether a failed check stops the cell."""
+    """The checks of one notebook session, in order (the session owns it: two sessions, two ledgers);
+    `grading` says whether a failed check stops the cell."""
 
     grading: bool = False
-    path: Path | None = None
+    path: Path | None = None  # the run's ledger.json (LEDGER_FILE); None: in memory only
     entries: list[dict[str, Any]] = field(default_factory=list)
-
-    def start(self, grading: bool, folder: Path | None) -> None:
-        """A new session: empty, in `grading` mode or not, kept in `folder`/ledger.json (None: in memory only)."""
-        self.grading, self.entries = grading, []
-        self.path = folder / LEDGER_FILE if folder is not None else None
 
     def record(self, label: str, passed: bool, expected: Any, actual: Any) -> None:
         self.entries.append({"label": label, "passed": passed, "expected": plain(expected),
@@ -45,5 +41,3 @@ class Ledger:
         if self.path is not None and self.path.parent.exists():
             self.path.write_text(json.dumps(self.entries, indent=2, ensure_ascii=False) + "\n")
 
-
-LEDGER = Ledger()

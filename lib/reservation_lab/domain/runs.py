@@ -17,8 +17,8 @@ from typing import Any
 
 from reservation_lab.domain.config import RUN_NAME, check_run_name, new_run_name, read_config, write_wrangler_config
 from reservation_lab.errors import LabError
-from reservation_lab.i18n import message
 from reservation_lab.paths import RUNS_DIR, WORKER_DIR, WORKER_SRC
+from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.devserver import DevServer, start_dev_server
 from reservation_lab.runtime.layout import RunLayout
 
@@ -80,9 +80,10 @@ def open_run(workdir: str | Path) -> RunFolder:
 
 
 @contextmanager
-def serving(run: RunLayout, prove: bool = True, **start: Any) -> Iterator[DevServer]:
+def serving(run: RunLayout, prove: bool = True, ctx: Context = QUIET, **start: Any) -> Iterator[DevServer]:
     """The one way a run folder gets a server: a healthy `wrangler dev` for `run` (`start` goes to
-    start_dev_server: port, log_name, config, state_dir, progress, ...), stopped when the block ends.
+    start_dev_server: port, log_name, config, state_dir, progress, ...; `ctx` says how its command line and
+    the error notes are shown), stopped when the block ends.
 
     When the block succeeded the server is also proven gone (no process of its group, no watchdog, the port free;
     DevServerError otherwise), unless `prove` is False (a drill that checks what is left itself). When starting or
@@ -90,14 +91,14 @@ def serving(run: RunLayout, prove: bool = True, **start: Any) -> Iterator[DevSer
     Long-lived owners (the course session, the experiments' workbench) enter it into a contextlib.ExitStack.
     """
     try:
-        server = start_dev_server(run, **start)
+        server = start_dev_server(run, ctx=ctx, **start)
     except BaseException as error:
-        error.add_note(message("lines.logs_kept", path=run.logs_dir))
+        error.add_note(ctx.say("lines.logs_kept", path=run.logs_dir))
         raise
     try:
         yield server
     except BaseException as error:
-        error.add_note(message("lines.logs_kept", path=run.logs_dir))
+        error.add_note(ctx.say("lines.logs_kept", path=run.logs_dir))
         server.stop()
         raise
     if prove:

@@ -25,6 +25,7 @@ from reservation_lab.exercises.catalog import Exercise
 from reservation_lab.exercises.judge import Failure, Trial, run_trial
 from reservation_lab.exercises.workloads import Request, Round, Workload, workloads
 from reservation_lab.i18n import Message
+from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.devserver import DevServer
 
 RELOAD_MARK = "// restarted by the grader:"
@@ -71,8 +72,9 @@ class Grader:
     """One grading server in `root` (started by the first grade, stopped by close()); each grade swaps in the
     Worker to judge (wrangler dev reloads it) and searches with workshops no earlier trial used."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, ctx: Context = QUIET) -> None:
         self.root = root
+        self.ctx = ctx  # how its server's command line is shown
         self.folder: RunFolder | None = None
         self.servers = HeldServers()
         self.server: DevServer | None = None
@@ -90,7 +92,7 @@ class Grader:
         within RELOAD_WAIT, e.g. a Worker that does not build, restart the server, which then says why)."""
         if self.server is None or self.folder is None:
             self.folder = grading_folder(self.root, source)
-            self.server = self.servers.start("grade", self.folder, log_name="grade.log")
+            self.server = self.servers.start("grade", self.folder, log_name="grade.log", ctx=self.ctx)
             return
         self._write(source)
 
@@ -107,7 +109,7 @@ class Grader:
         """Stop the server and start it again on the same state (the lab's step 4)."""
         assert self.folder is not None
         self.restarts += 1
-        self.server = self.servers.start("grade", self.folder, log_name="grade-restarted.log")
+        self.server = self.servers.start("grade", self.folder, log_name="grade-restarted.log", ctx=self.ctx)
         return self.base_url
 
     def _write(self, source: str) -> None:
@@ -130,8 +132,8 @@ class Grader:
             self.serve(source)
         except LabError as error:
             self.close()
-            grade.refused = Failure("does_not_start", Message("exercises.class_does_not_start",
-                                                              {"reason": error.localized().splitlines()[0]}), 0)
+            reason = error.localized(self.ctx.language).splitlines()[0]
+            grade.refused = Failure("does_not_start", Message("exercises.class_does_not_start", {"reason": reason}), 0)
             return grade
         restarts = self.restarts
         try:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from reservation_lab.domain.config import write_wrangler_config
 from reservation_lab.domain.edits import apply_edits
 from reservation_lab.domain.runs import HeldServers, RunFolder, create_run_folder
+from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.devserver import DevServer, write_atomically
 
 RELOAD_WAIT = 10.0  # seconds to wait for wrangler dev's own reload before restarting it on the same state
@@ -22,8 +23,9 @@ class Workbench:
     """The experiments' workbench: their own run folder and one reloading dev server (started on first use,
     stopped by close())."""
 
-    def __init__(self, run: RunFolder, port: int = 0, reload_wait: float = RELOAD_WAIT) -> None:
+    def __init__(self, run: RunFolder, port: int = 0, reload_wait: float = RELOAD_WAIT, ctx: Context = QUIET) -> None:
         self.run = run
+        self.ctx = ctx  # how its server's command line is shown
         self.port = port
         self.reload_wait = reload_wait
         self.restarts = 0  # how often wrangler dev missed a change and was restarted instead
@@ -62,7 +64,7 @@ class Workbench:
         return self.server
 
     def _serve(self, log_name: str) -> DevServer:
-        return self._held.start("workbench", self.folder, port=self.port, log_name=log_name)
+        return self._held.start("workbench", self.folder, port=self.port, log_name=log_name, ctx=self.ctx)
 
     def close(self) -> None:
         """Stop the server (proven gone); safe to call twice."""

@@ -9,7 +9,6 @@ from reservation_lab.i18n.catalog import (
     COURSE_LANGUAGES,
     REFERENCE,
     Message,
-    current_language,
     describe,
     language_name,
     languages,
@@ -17,8 +16,7 @@ from reservation_lab.i18n.catalog import (
     number,
     plural,
     quoted,
-    set_language,
 )
 
-__all__ = ["COURSE_LANGUAGES", "REFERENCE", "Message", "current_language", "describe", "language_name", "languages",
-           "message", "number", "plural", "quoted", "set_language"]
+__all__ = ["COURSE_LANGUAGES", "REFERENCE", "Message", "describe", "language_name", "languages", "message", "number",
+           "plural", "quoted"]

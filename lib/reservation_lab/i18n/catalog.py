@@ -118,8 +118,8 @@ def _form(message: Message, language: str) -> str:
 
 
 def describe(message: Message, language: str | None = None) -> str:
-    """The message in `language` (default: the learner's; English where a catalog lacks it), nested too."""
-    language = language or current_language()
+    """The message in `language` (default and where a catalog lacks it: English), nested too."""
+    language = language or REFERENCE
     shown = {}
     for name, value in message.values.items():
         if isinstance(value, Message):
@@ -133,18 +133,6 @@ def describe(message: Message, language: str | None = None) -> str:
 
 
 def message(key: str, language: str | None = None, **values: Any) -> str:
-    """One sentence of the catalog: `message("lines.run_folder", path=...)` in the learner's language (the one
-    the notebook's setup cell chose; English in scripts), or in the `language` given."""
-    return describe(Message(key, values), language or current_language())
-
-
-_LANGUAGE = {"current": REFERENCE}
-
-
-def set_language(language: str) -> None:
-    """The language every later line is printed in (the notebook's setup cell sets it once)."""
-    _LANGUAGE["current"] = language
-
-
-def current_language() -> str:
-    return _LANGUAGE["current"]
+    """One sentence of the catalog: `message("lines.run_folder", "de", path=...)` in `language` (English when
+    None). There is no current language here: the course's session passes its own (runtime.context)."""
+    return describe(Message(key, values), language or REFERENCE)

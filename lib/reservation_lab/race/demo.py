@@ -12,6 +12,7 @@ from reservation_lab.domain.facts import BURST_SIZE
 from reservation_lab.domain.routes import fresh_workshop
 from reservation_lab.domain.runs import RunFolder, serving
 from reservation_lab.race.naive import naive_server
+from reservation_lab.runtime.context import QUIET, Context
 
 
 @dataclass(frozen=True)
@@ -62,19 +63,20 @@ async def _burst(base_url: str, workshop: str, ids: list[str]) -> BurstRun:
 
 
 async def race_naive_and_atomic(
-    run: RunFolder, workshop: str = "race-demo", burst_size: int = BURST_SIZE, port: int = 0, max_bursts: int = 3
+    run: RunFolder, workshop: str = "race-demo", burst_size: int = BURST_SIZE, port: int = 0, max_bursts: int = 3,
+    ctx: Context = QUIET,
 ) -> Race:
     """The same burst against both Workers, one server at a time (each `wrangler dev` is ~370 MiB: two at once
     were 85 % of a learner's peak memory). The naive Worker first, repeated on a fresh workshop until it overbooks
     or loses an update or `max_bursts` is reached; its server is stopped, then the atomic Worker gets the same
     burst (same request IDs) on the last workshop name; its server is stopped afterwards."""
     ids = request_ids(burst_size)
-    with naive_server(run) as naive:
+    with naive_server(run, ctx) as naive:
         for attempt in range(1, max_bursts + 1):  # noqa: B007 - returned as the number of bursts it took
             name = fresh_workshop(workshop)  # a re-run of the race cell gets fresh objects, not replays
             naive_run = await _burst(naive.base_url, name, ids)
             if naive_run.overbooked or naive_run.lost_updates:
                 break
-    with serving(run, port=port, log_name="race.log") as atomic:
+    with serving(run, port=port, log_name="race.log", ctx=ctx) as atomic:
         atomic_run = await _burst(atomic.base_url, name, ids)
     return Race(naive=naive_run, atomic=atomic_run, bursts=attempt)

@@ -17,6 +17,7 @@ from pathlib import Path
 from reservation_lab.domain.config import BINDING, CLASS_NAME, worker_template
 from reservation_lab.domain.runs import RunFolder, serving
 from reservation_lab.paths import WORKER_SRC
+from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.devserver import DevServer
 
 NAIVE_CLASS = "NaiveWorkshop"
@@ -60,6 +61,6 @@ def write_naive_config(run: RunFolder) -> Path:
     return path
 
 
-def naive_server(run: RunFolder) -> AbstractContextManager[DevServer]:
+def naive_server(run: RunFolder, ctx: Context = QUIET) -> AbstractContextManager[DevServer]:
     """domain.runs.serving for the naive Worker: its own config, state (naive-state/) and log, a free port."""
-    return serving(run, log_name="naive.log", config=write_naive_config(run), state_dir=naive_state_dir(run))
+    return serving(run, log_name="naive.log", config=write_naive_config(run), state_dir=naive_state_dir(run), ctx=ctx)

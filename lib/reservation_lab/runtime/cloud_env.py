@@ -2,8 +2,9 @@
 
 A `CloudEnvironment` is what a cloud command sees of the environment: wrangler's `login`, `whoami`, `deploy`,
 `delete`, `logout` and the helpers' API and workers.dev clients read their variables through it. The real one
-passes the kernel's environment through. A stand-in's (the rehearsal's Cloudflare double) is *built, not
-inherited* for credentials: every credential, endpoint and keyring variable of the kernel (CLOUDFLARE_*, CF_*,
+passes the kernel's environment through; it is the default of every helper's `Context` (runtime.context), and a
+session in rehearsal carries the stand-in's instead. A stand-in's (the rehearsal's Cloudflare double) is *built,
+not inherited* for credentials: every credential, endpoint and keyring variable of the kernel (CLOUDFLARE_*, CF_*,
 WRANGLER_* but wrangler's quiet switches) is left out and the stand-in's own are set, so a learner's API token,
 Global API Key or OS-keyring login can neither reach the stand-in nor be changed by its `logout`. The kernel's own
 `os.environ` is never written: local `wrangler dev` and everything else keep the learner's environment.
@@ -47,18 +48,7 @@ class CloudEnvironment:
         return {**kept, **self.variables}
 
 
-REAL = CloudEnvironment()
-_ACTIVE: list[CloudEnvironment] = [REAL]
-
-
-def cloud_environment() -> CloudEnvironment:
-    """The environment cloud commands use now (the real one unless a stand-in is active)."""
-    return _ACTIVE[0]
-
-
-def use_cloud_environment(environment: CloudEnvironment | None) -> None:
-    """Make `environment` the one cloud commands use (None: the real one again). Set by the course's session."""
-    _ACTIVE[0] = environment or REAL
+REAL = CloudEnvironment()  # the kernel's own environment, passed through
 
 
 def stand_in(variables: Mapping[str, str]) -> CloudEnvironment:

@@ -2,7 +2,7 @@
 
 The shown command is the seeds' form (`npx wrangler …`, `NODE_NO_WARNINGS=1 node …`), with paths relative to
 the folder it runs in, so pasting it into a terminal opened there does the same thing. Showing is off by default
-(scripts, tests, drills) and turned on by the course for a notebook kernel (`show_commands(True)`).
+(scripts, tests, drills: `QUIET`) and on in a notebook kernel's session (its `Context`, runtime.context).
 """
 
 from __future__ import annotations
@@ -14,20 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from reservation_lab.paths import REPO_ROOT
-
-_SHOW = {"on": False}
-_MARK = {"text": ""}
-
-
-def show_commands(on: bool = True) -> None:
-    """Turn showing the command lines on (the course's kernels) or off."""
-    _SHOW["on"] = on
-
-
-def mark_commands(text: str) -> None:
-    """Put `text` before every shown command line that reaches a Cloudflare account (the rehearsal's marker, which
-    says that account is the local stand-in); "" for none."""
-    _MARK["text"] = text
+from reservation_lab.runtime.context import QUIET, Context
 
 
 def shown_folder(folder: Path) -> str:
@@ -60,11 +47,12 @@ def command_line(cwd: Path, words: Sequence[str], env: Mapping[str, str] | None 
 _PRINTING = threading.Lock()
 
 
-def announce(cwd: Path, words: Sequence[str], env: Mapping[str, str] | None = None, cloud: bool = False) -> str:
-    """Print the command line (when showing is on) and return it; a `cloud` command carries the mark, if any."""
+def announce(cwd: Path, words: Sequence[str], env: Mapping[str, str] | None = None, cloud: bool = False,
+             ctx: Context = QUIET) -> str:
+    """Print the command line (when `ctx` shows commands) and return it; a `cloud` command carries its mark."""
     line = command_line(cwd, words, env)
-    if _SHOW["on"]:
-        shown = f"{_MARK['text']} {line}" if cloud and _MARK["text"] else line
+    if ctx.show_commands:
+        shown = f"{ctx.mark} {line}" if cloud and ctx.mark else line
         with _PRINTING:  # servers started at once (the race) announce from two threads: one whole line each
             sys.stdout.write(shown + "\n")
             sys.stdout.flush()

@@ -17,6 +17,7 @@ import httpx
 from reservation_lab.errors import DevServerError, PortBusyError
 from reservation_lab.i18n import Message, quoted
 from reservation_lab.runtime.commands import announce, relative_args, wrangler_words
+from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.layout import RunLayout
 from reservation_lab.runtime.ports import (
     LOOPBACK,
@@ -167,14 +168,14 @@ def start_dev_server(
     config: Path | None = None,
     state_dir: Path | None = None,
     progress: Callable[[float], None] | None = None,
-    shown: bool = True,
+    ctx: Context = QUIET,
 ) -> DevServer:
     """Start `wrangler dev` for the run on 127.0.0.1:port (0 = free port) and wait for /health.
 
     `config` and `state_dir` default to the run's own; pass others to serve another Worker from the run folder.
     `progress`, if given, is called about twice a second with the seconds waited so far for /health.
-    `shown` False keeps the command line unannounced (a server that is no step of the learner's, e.g. the
-    Cloudflare double's own).
+    The command line is announced as `ctx` says (QUIET, the default, for a server that is no step of the
+    learner's, e.g. the Cloudflare double's own).
     A picked port (port 0, and always the inspector port) that another process takes before wrangler binds it
     is replaced by a fresh pick, up to PORT_TRIES starts; a port the caller chose is never replaced.
     """
@@ -187,8 +188,8 @@ def start_dev_server(
     for attempt in range(1, PORT_TRIES + 1):
         listen_port, inspector_port = chosen or free_port(), free_port()
         try:
-            server = _start_once(run, listen_port, inspector_port, timeout, log_name, config, state_dir, progress,
-                                 shown)
+            server = _start_once(run, port=listen_port, inspector_port=inspector_port, timeout=timeout,
+                                 log_name=log_name, config=config, state_dir=state_dir, progress=progress, ctx=ctx)
         except _AddressInUse as race:
             if chosen and race.port == chosen:
                 raise PortBusyError("errors.port_busy", port=chosen, host=LOOPBACK) from race.error
@@ -201,6 +202,7 @@ def start_dev_server(
 
 def _start_once(
     run: RunLayout,
+    *,
     port: int,
     inspector_port: int,
     timeout: float,
@@ -208,7 +210,7 @@ def _start_once(
     config: Path,
     state_dir: Path,
     progress: Callable[[float], None] | None,
-    shown: bool = True,
+    ctx: Context,
 ) -> DevServer:
     toolchain = find_toolchain()
     log_path = run.logs_dir / log_name
@@ -222,8 +224,7 @@ def _start_once(
         "--persist-to", str(state_dir),
         "--show-interactive-dev-session=false",
     ], run.root)
-    if shown:
-        announce(run.root, wrangler_words(*args))
+    announce(run.root, wrangler_words(*args), ctx=ctx)
     argv = toolchain.wrangler_argv(*args)
     started_at = time.monotonic()
     log_offset = log_path.stat().st_size if log_path.exists() else 0

@@ -2,7 +2,7 @@
 
 `client_options(url)` is the one place that decides: loopback never goes through a proxy (trust_env off); a remote
 https URL (Cloudflare's API, a workers.dev Worker) honours HTTPS_PROXY/NO_PROXY as wrangler does; and while a
-rehearsal runs (its cloud environment sets WORKERS_DEV_VIA to the Cloudflare double's origin), every
+rehearsal runs (the `cloud` environment passed in sets WORKERS_DEV_VIA to the Cloudflare double's origin), every
 `*.workers.dev` request is sent to that loopback origin with its Host kept: a visible mapping in this process, never
 a change to the resolver.
 """
@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from reservation_lab.runtime.cloud_env import cloud_environment
+from reservation_lab.runtime.cloud_env import REAL, CloudEnvironment
 
 WORKERS_DEV_VIA = "RESERVATION_LAB_WORKERS_DEV_VIA"
 LOOPBACK_HOSTS = ("localhost", "::1", "[::1]")
@@ -25,9 +25,9 @@ def is_loopback(url: str | httpx.URL | None) -> bool:
     return host.startswith("127.") or host in LOOPBACK_HOSTS
 
 
-def workers_dev_via() -> str | None:
-    """The loopback origin that serves *.workers.dev during a rehearsal, or None (the real Cloudflare)."""
-    via = cloud_environment().get(WORKERS_DEV_VIA)
+def workers_dev_via(cloud: CloudEnvironment = REAL) -> str | None:
+    """The loopback origin that serves *.workers.dev in a rehearsal's environment, or None (the real Cloudflare)."""
+    via = cloud.get(WORKERS_DEV_VIA)
     return via if via is None or is_loopback(via) else None  # only ever a loopback origin
 
 
@@ -56,10 +56,11 @@ class _AsyncViaLoopback(httpx.AsyncHTTPTransport):
         return await super().handle_async_request(request)
 
 
-def client_options(url: str | None, asynchronous: bool = False, limits: httpx.Limits | None = None) -> dict[str, Any]:
-    """trust_env and mounts for an httpx client that talks to `url` (see the module docstring)."""
+def client_options(url: str | None, asynchronous: bool = False, limits: httpx.Limits | None = None,
+                   cloud: CloudEnvironment = REAL) -> dict[str, Any]:
+    """trust_env and mounts for an httpx client that talks to `url` from `cloud` (see the module docstring)."""
     options: dict[str, Any] = {"trust_env": not is_loopback(url)}
-    via = workers_dev_via()
+    via = workers_dev_via(cloud)
     if via:
         transport = _AsyncViaLoopback(via, limits=limits or httpx.Limits()) if asynchronous else _ViaLoopback(via)
         options["mounts"] = {"all://*.workers.dev": transport}

@@ -11,6 +11,7 @@ from pathlib import Path
 from reservation_lab.errors import LabError
 from reservation_lab.paths import WORKER_DIR
 from reservation_lab.runtime.commands import announce
+from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.toolchain import find_toolchain
 
 NODE_TEST_ARGS = ("--experimental-loader", "./test/cloudflare-loader.mjs", "--test", "test/worker.test.mjs")
@@ -23,7 +24,7 @@ class NodeTestResult:
     output: str
 
 
-def run_node_tests(worker_dir: Path = WORKER_DIR, timeout: float = 120) -> NodeTestResult:
+def run_node_tests(worker_dir: Path = WORKER_DIR, timeout: float = 120, ctx: Context = QUIET) -> NodeTestResult:
     """`NODE_NO_WARNINGS=1 node --experimental-loader ./test/cloudflare-loader.mjs --test test/worker.test.mjs`.
 
     Runs in `worker_dir` (default worker/; the course passes the run folder, so the learner's edit is tested):
@@ -31,7 +32,7 @@ def run_node_tests(worker_dir: Path = WORKER_DIR, timeout: float = 120) -> NodeT
     """
     node = find_toolchain().node
     env = dict(os.environ, NODE_NO_WARNINGS="1", NO_COLOR="1")
-    announce(worker_dir, ["node", *NODE_TEST_ARGS], {"NODE_NO_WARNINGS": "1"})
+    announce(worker_dir, ["node", *NODE_TEST_ARGS], {"NODE_NO_WARNINGS": "1"}, ctx=ctx)
     proc = subprocess.run(
         [str(node), *NODE_TEST_ARGS], cwd=worker_dir, env=env, capture_output=True, text=True, timeout=timeout
     )

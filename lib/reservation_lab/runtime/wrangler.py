@@ -13,8 +13,9 @@ from typing import TextIO, TypeVar
 
 from reservation_lab.errors import WranglerError
 from reservation_lab.i18n import Message
-from reservation_lab.runtime.cloud_env import cloud_environment
+from reservation_lab.runtime.cloud_env import CloudEnvironment
 from reservation_lab.runtime.commands import announce, relative_args, wrangler_words
+from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.layout import RunLayout
 from reservation_lab.runtime.processes import kill_process_group
 from reservation_lab.runtime.redact import redact, strip_ansi
@@ -155,14 +156,15 @@ def run_wrangler(
     echo: Echo = STDOUT,
     extra_env: dict[str, str] | None = None,
     check: bool = True,
+    ctx: Context = QUIET,
 ) -> WranglerResult:
     """Run `wrangler <args>` in cwd, echoing each output line live; raise on failure if check.
 
     Absolute paths inside cwd are passed relative to it, and the command is announced as `npx wrangler …`.
     """
     args = tuple(relative_args(args, cwd))
-    announce(cwd, wrangler_words(*args), cloud=not keeps_debug_log(args))
-    proc = _spawn(args, cwd, log_dir, extra_env, stderr=subprocess.STDOUT)
+    announce(cwd, wrangler_words(*args), cloud=not keeps_debug_log(args), ctx=ctx)
+    proc = _spawn(args, cwd, log_dir, extra_env, stderr=subprocess.STDOUT, cloud=ctx.cloud)
     lines: list[str] = []
 
     def pump() -> None:
@@ -186,7 +188,7 @@ def run_wrangler(
 
 
 def capture_wrangler(*args: str, cwd: Path, log_dir: Path | None = None, timeout: float = 120,
-                     shown: bool = True) -> WranglerResult:
+                     shown: bool = True, ctx: Context = QUIET) -> WranglerResult:
     """Run `wrangler <args>` without echo; its result holds stdout and stderr unredacted: never print them.
 
     Only the command line is announced, unless `shown` is False (a command whose output is a secret, such as
@@ -194,8 +196,8 @@ def capture_wrangler(*args: str, cwd: Path, log_dir: Path | None = None, timeout
     """
     args = tuple(relative_args(args, cwd))
     if shown:
-        announce(cwd, wrangler_words(*args), cloud=not keeps_debug_log(args))
-    proc = _spawn(args, cwd, log_dir, None, stderr=subprocess.PIPE)
+        announce(cwd, wrangler_words(*args), cloud=not keeps_debug_log(args), ctx=ctx)
+    proc = _spawn(args, cwd, log_dir, None, stderr=subprocess.PIPE, cloud=ctx.cloud)
     out, err = _finish(proc, args, lambda: proc.communicate(timeout=timeout))
     return WranglerResult(args=args, returncode=proc.returncode, output=out, errors=err)
 
@@ -206,14 +208,14 @@ def failure(args: tuple[str, ...], code: int, lines: list[str], key: str = "erro
 
 
 def _spawn(args: tuple[str, ...], cwd: Path, log_dir: Path | None, extra_env: dict[str, str] | None,
-           stderr: int) -> subprocess.Popen:
+           stderr: int, cloud: CloudEnvironment) -> subprocess.Popen:
     """The pinned wrangler in its own process group, offline and quiet, stdout piped; a command that reaches an
-    account gets the cloud environment (runtime.cloud_env: the real one, or a stand-in's)."""
+    account gets the `cloud` environment (runtime.cloud_env: the real one, or a stand-in's)."""
     local = keeps_debug_log(args)
     env = wrangler_env(log_dir or cwd / "logs", extra_env, debug_log=local)
     return subprocess.Popen(
         find_toolchain().wrangler_argv(*args), cwd=cwd,
-        env=env if local else cloud_environment().apply(env),
+        env=env if local else cloud.apply(env),
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, text=True, bufsize=1,
         start_new_session=True,
     )
@@ -243,7 +245,7 @@ def error_summary(lines: list[str]) -> str | Message:
     return " ".join(kept[:8]) or Message("errors.no_output")
 
 
-def dry_run(run: RunLayout, echo: Echo = STDOUT) -> WranglerResult:
+def dry_run(run: RunLayout, echo: Echo = STDOUT, ctx: Context = QUIET) -> WranglerResult:
     """`wrangler deploy --dry-run`: bundle the Worker for real into the run's dist/, create nothing remote."""
     return run_wrangler("deploy", "--dry-run", "--config", str(run.config), "--outdir", str(run.root / "dist"),
-                        cwd=run.root, echo=echo)
+                        cwd=run.root, echo=echo, ctx=ctx)

@@ -4,17 +4,16 @@ the `checker` section of the `i18n` catalogs)."""
 from __future__ import annotations
 
 from reservation_lab.domain.checker.verdict import CheckResult
-from reservation_lab.i18n import Message, current_language, describe, plural
+from reservation_lab.i18n import REFERENCE, Message, describe, plural
 
 MORE_PROBLEMS = 3  # contradictions listed after the first; the rest are counted ("… and N more")
 ORDER_STEPS = 12  # steps of the serial order shown
 
 
-def explain(result: CheckResult, limit: int | None = None, language: str | None = None) -> str:
-    """A few sentences in `language` (default: the notebook's; English if unknown): the serial order that explains
+def explain(result: CheckResult, limit: int | None = None, language: str = REFERENCE) -> str:
+    """A few sentences in `language` (English by default and where a catalog lacks one): the serial order that explains
     the answers (up to `limit` steps, default 12), or the first contradiction and up to `limit` more (default 3,
     then "… and N more")."""
-    language = language or current_language()
     if not result.ok:
         return _explain_problems(result, MORE_PROBLEMS if limit is None else limit, language)
     undecided: Message | str = ""
