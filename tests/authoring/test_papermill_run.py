@@ -21,11 +21,13 @@ STRESS_ROUNDS = 3  # the port race once failed this on a fresh clone: several ro
 @pytest.mark.slow
 @pytest.mark.parametrize("round_", [1, *(pytest.param(n, marks=pytest.mark.stress)
                                          for n in range(2, STRESS_ROUNDS + 1))])
-def test_three_languages_at_once_with_a_larger_burst(tmp_path: Path, round_: int) -> None:
-    """Three papermill runs at once (de, pt, es; burst 25; own workdirs, ports and Worker names) all pass; the
-    German one also runs steps 5-7 as the rehearsal (see assert_the_rehearsal_ran)."""
+def test_papermill_runs_with_a_larger_burst(tmp_path: Path, round_: int) -> None:
+    """`./lab run` with burst 25: the German run passes and also runs steps 5-7 as the rehearsal (see
+    assert_the_rehearsal_ran). Under `-m stress`, three at once (de, pt, es: own workdirs, ports and Worker names);
+    in `./lab test` learners running at once are the class drill's (tests/classroom/test_drill.py: four on one hub,
+    languages rotating, two on one workshop name), so one run suffices here."""
     procs = {}
-    for language in ("de", "pt", "es"):
+    for language in ("de",) if round_ == 1 else ("de", "pt", "es"):
         rehearsal = ["--cloud-rehearsal"] if language == "de" else []
         procs[language] = subprocess.Popen(
             [sys.executable, "-m", "reservation_lab", "run", "--language", language, "--burst-size", "25",
@@ -49,7 +51,7 @@ def test_three_languages_at_once_with_a_larger_burst(tmp_path: Path, round_: int
         assert f"Invariant summary ({'rehearsal' if language == 'de' else 'local'}, notebook {language})" in out
     assert_the_rehearsal_ran(tmp_path / "de", 25)
     ports = {json.loads((tmp_path / lang / "report.json").read_text())["run"] for lang in procs}
-    assert len(ports) == 3, "each run must have its own Worker name"
+    assert len(ports) == len(procs), "each run must have its own Worker name"
 
 
 def test_unknown_language_is_refused(tmp_path: Path) -> None:

@@ -307,8 +307,13 @@ def test_an_announced_command_pasted_into_a_jupyterlab_terminal(lab: Lab, browse
         page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Terminal$")).click()
         terminal = page.locator(".jp-Terminal .xterm-accessibility-tree").first
         terminal.wait_for(state="attached", timeout=60_000)
+        # Keys typed before the terminal's websocket is open and its shell has started are lost (the widget is
+        # there before either): wait for the shell's prompt, then type; the command's echo says it arrived.
+        wait_for(lambda: terminal.inner_text().strip() != "", 60, "the shell's prompt in the terminal")
         page.locator(".jp-Terminal .xterm").first.click()
         page.keyboard.type(f"cd {folder} && {found['command']}\n")
+        typed = "".join(found["command"].split())
+        wait_for(lambda: typed in "".join(terminal.inner_text().split()), 30, "the typed command echoed by the shell")
         wait_for(lambda: f"wrangler {pinned_wrangler_version()}" in terminal.inner_text(), 60,
                  "the pinned version in the terminal")
     finally:

@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import FlakyFailure, NoSuchExample
 
 from reservation_lab.domain.config import write_wrangler_config
-from reservation_lab.domain.runs import HeldServers, RunFolder, create_run_folder
+from reservation_lab.domain.reloading import ReloadingServer
+from reservation_lab.domain.runs import RunFolder, create_run_folder
 from reservation_lab.errors import LabError
 from reservation_lab.exercises.catalog import Exercise
 from reservation_lab.exercises.judge import Failure, Trial, run_trial
@@ -29,7 +30,6 @@ from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.devserver import DevServer
 
 RELOAD_MARK = "// restarted by the grader:"
-RELOAD_WAIT = 10.0  # seconds for wrangler dev's reload before the server is restarted instead
 FINAL = Workload((Round((Request("new", 0, 3), Request("new", 0, 2), Request("twins", 1, 1)), restart=True),
                   Round((Request("replay", 0, 1), Request("new", 1, 4)))))  # after the search: a real restart
 EXAMPLES = 30  # workloads a grade tries at most
@@ -69,18 +69,31 @@ def grading_folder(root: Path, source: str) -> RunFolder:
 
 
 class Grader:
-    """One grading server in `root` (started by the first grade, stopped by close()); each grade swaps in the
-    Worker to judge (wrangler dev reloads it) and searches with workshops no earlier trial used."""
+    """One grading server in `root` (domain.reloading: started by the first grade, stopped by close()); each grade
+    swaps in the Worker to judge (wrangler dev reloads it, or the server restarts on the same state when it does
+    not, e.g. a Worker that does not build: the restarted server then says why) and searches with workshops no
+    earlier trial used."""
 
     def __init__(self, root: Path, ctx: Context = QUIET) -> None:
         self.root = root
-        self.ctx = ctx  # how its server's command line is shown
-        self.folder: RunFolder | None = None
-        self.servers = HeldServers()
-        self.server: DevServer | None = None
-        self.last_server: DevServer | None = None  # the one close() stopped, for its leftovers()
+        self.ctx = ctx  # how its server's command line and its refusals are shown
+        self.reloading: ReloadingServer | None = None
         self.names = itertools.count(1)
-        self.restarts = 0
+        self.reloads = 0  # the in-server restarts reload() asked for (each marks the source anew)
+
+    @property
+    def server(self) -> DevServer | None:
+        return self.reloading.server if self.reloading else None
+
+    @property
+    def last_server(self) -> DevServer | None:
+        """The server close() stopped, for its leftovers()."""
+        return self.reloading.last_server if self.reloading else None
+
+    @property
+    def restarts(self) -> int:
+        """Restarts of the Worker: reload()s and server restarts."""
+        return self.reloads + (self.reloading.restarts if self.reloading else 0)
 
     @property
     def base_url(self) -> str:
@@ -88,34 +101,25 @@ class Grader:
         return self.server.base_url
 
     def serve(self, source: str) -> None:
-        """Serve `source`: start the server, or write the file and wait for wrangler dev's reload (without one
-        within RELOAD_WAIT, e.g. a Worker that does not build, restart the server, which then says why)."""
-        if self.server is None or self.folder is None:
-            self.folder = grading_folder(self.root, source)
-            self.server = self.servers.start("grade", self.folder, log_name="grade.log", ctx=self.ctx)
-            return
-        self._write(source)
+        """Serve `source`: a fresh grading folder and server for the first grade (and after close()), else swapped
+        into the running server."""
+        if self.reloading is None or self.reloading.server is None:
+            self.reloading = ReloadingServer(grading_folder(self.root, source), "grade", ctx=self.ctx)
+        self.reloading.serve(source)
 
     def reload(self) -> str:
         """Restart the Worker inside the running server: a changed source (a comment) makes wrangler dev rebuild
         it, and workerd drops every object (the next request runs the constructor on the stored data)."""
-        assert self.folder is not None
-        index = self.folder.root / "src" / "index.js"
-        self.restarts += 1
-        self._write(f"{index.read_text().split(RELOAD_MARK)[0]}{RELOAD_MARK} {self.restarts}\n")
+        assert self.reloading is not None
+        self.reloads += 1
+        self.reloading.serve(f"{self.reloading.index.read_text().split(RELOAD_MARK)[0]}{RELOAD_MARK} {self.reloads}\n")
         return self.base_url
 
     def restart(self) -> str:
         """Stop the server and start it again on the same state (the lab's step 4)."""
-        assert self.folder is not None
-        self.restarts += 1
-        self.server = self.servers.start("grade", self.folder, log_name="grade-restarted.log", ctx=self.ctx)
+        assert self.reloading is not None
+        self.reloading.restart()
         return self.base_url
-
-    def _write(self, source: str) -> None:
-        assert self.folder is not None and self.server is not None
-        if not self.server.reload_with(self.folder.root / "src" / "index.js", source, RELOAD_WAIT):
-            self.restart()
 
     def grade(self, exercise: Exercise, source: str, seed: int = 0, examples: int = EXAMPLES,
               budget: float = BUDGET, shrink: bool = True) -> Grade:
@@ -168,8 +172,8 @@ class Grader:
 
     def close(self) -> None:
         """Stop the server (proven gone); the next grade starts a new one."""
-        self.servers.stop_all()
-        self.last_server, self.server = self.server or self.last_server, None
+        if self.reloading is not None:
+            self.reloading.close()
 
 
 def _size(workload: Workload) -> tuple[int, int]:

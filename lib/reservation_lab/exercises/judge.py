@@ -25,6 +25,7 @@ from reservation_lab.exercises.workloads import INVALID_BODIES, Workload
 from reservation_lab.i18n import Message, quoted
 
 REQUEST_TIMEOUT = 5.0  # seconds: a Worker that does not answer within it has hung
+STATUS_ATTEMPTS = 2  # a status read (a GET) without an answer in time is asked once more before it counts
 CLASS_OF_PROBLEM = {  # the checker's problem keys -> the failure class an exercise is about
     "overbooking": "overbooking", "after_capacity": "overbooking",
     "same_reserved": "lost_update", "overlap": "lost_update", "after_lost_write": "lost_update",
@@ -144,16 +145,16 @@ def _run_to_completion(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
 
 
 def _statuses(base_url: str, workshops: list[str]) -> dict[str, dict[str, Any]] | Failure:
+    """Each workshop's durable status. A read is a GET that changes nothing, so one that gets no answer within
+    REQUEST_TIMEOUT is asked once more (a busy machine, not the Worker, can be slow once); no readable answer
+    twice is a crash of the Worker."""
     found: dict[str, dict[str, Any]] = {}
     with httpx.Client(base_url=base_url, timeout=REQUEST_TIMEOUT, trust_env=False, verify=_tls()) as client:
         for workshop in workshops:
-            try:
-                response = client.get(status_path(workshop))
-                found[workshop] = response.json()
-            except (httpx.HTTPError, ValueError):
+            status = _status(client, workshop)
+            if status is None:
                 return Failure("crash", Message("exercises.status_unreadable", {"workshop": workshop}), 0)
-            if response.status_code != 200:
-                return Failure("crash", Message("exercises.status_unreadable", {"workshop": workshop}), 0)
+            found[workshop] = status
     return found
 
 
@@ -175,6 +176,21 @@ def _contradiction(check: CheckResult, workshop: str, number: int) -> Failure:
     keys = [message.key.removeprefix("checker.") for message in check.problem_messages]
     kind = next((CLASS_OF_PROBLEM[key] for key in keys if key in CLASS_OF_PROBLEM), "contradiction")
     return Failure(kind, Message(f"exercises.class_{kind}", {"workshop": workshop}), number, check)
+
+
+def _status(client: httpx.Client, workshop: str, attempts: int = STATUS_ATTEMPTS) -> dict[str, Any] | None:
+    for _ in range(attempts):
+        try:
+            response = client.get(status_path(workshop))
+        except httpx.TimeoutException:
+            continue
+        except httpx.HTTPError:
+            return None
+        try:
+            return response.json() if response.status_code == 200 else None
+        except ValueError:
+            return None
+    return None
 
 
 def run_trial(workload: Workload, base_url: str, prefix: str, restart: Callable[[], str]) -> Trial:

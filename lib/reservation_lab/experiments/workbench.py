@@ -1,8 +1,9 @@
-"""The experiments' workbench: one `wrangler dev` that serves each variant of the learner's `src/index.js`.
+"""The experiments' workbench: one reloading `wrangler dev` (domain.reloading) that serves each variant of the
+learner's `src/index.js`.
 
-A variant is the run's own index.js with a few exact text replacements (`apply_edits`); writing it atomically
-makes wrangler dev reload (about 0.7 s here), and if its file watcher misses the change within RELOAD_WAIT, the
-server is restarted on the same state. The workbench lives in `<run>/experiments/` with its own SQLite state.
+A variant is the run's own index.js with a few exact text replacements (`apply_edits`); swapping it in makes
+wrangler dev reload (about 0.7 s here), or restarts the server on the same state when its file watcher misses the
+change. The workbench lives in `<run>/experiments/` with its own SQLite state.
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ from collections.abc import Mapping
 
 from reservation_lab.domain.config import write_wrangler_config
 from reservation_lab.domain.edits import apply_edits
-from reservation_lab.domain.runs import HeldServers, RunFolder, create_run_folder
+from reservation_lab.domain.reloading import RELOAD_WAIT, ReloadingServer
+from reservation_lab.domain.runs import RunFolder, create_run_folder
 from reservation_lab.runtime.context import QUIET, Context
-from reservation_lab.runtime.devserver import DevServer, write_atomically
-
-RELOAD_WAIT = 10.0  # seconds to wait for wrangler dev's own reload before restarting it on the same state
+from reservation_lab.runtime.devserver import DevServer
 
 
 class Workbench:
@@ -25,14 +25,19 @@ class Workbench:
 
     def __init__(self, run: RunFolder, port: int = 0, reload_wait: float = RELOAD_WAIT, ctx: Context = QUIET) -> None:
         self.run = run
-        self.ctx = ctx  # how its server's command line is shown
-        self.port = port
-        self.reload_wait = reload_wait
-        self.restarts = 0  # how often wrangler dev missed a change and was restarted instead
         self.folder = create_run_folder(run.root / "experiments", name=run.name)
         write_wrangler_config(self.folder)
-        self.server: DevServer | None = None
-        self._held = HeldServers()  # the one server, held open until restart or close
+        self.reloading = ReloadingServer(self.folder, "experiments", port=port, reload_wait=reload_wait, ctx=ctx)
+
+    @property
+    def server(self) -> DevServer | None:
+        """The server serving now, or after close() the one it stopped (for its leftovers)."""
+        return self.reloading.server or self.reloading.last_server
+
+    @property
+    def restarts(self) -> int:
+        """How often the server was restarted (asked for, or because wrangler dev missed a change)."""
+        return self.reloading.restarts
 
     def learners_files(self) -> str:
         """Copy the run's Worker files (as the cells wrote them, with the learner's edits); return its index.js."""
@@ -42,30 +47,13 @@ class Workbench:
         return (self.run.root / "src" / "index.js").read_text()
 
     def serve(self, edits: Mapping[str, str]) -> DevServer:
-        """Serve the learner's index.js with `edits` applied (none: as shipped).
-
-        A changed file is written atomically (a build never sees half of it) and wrangler dev reloads it; if no
-        reload is reported within `reload_wait` seconds (its file watcher polls and can miss or lag a change on
-        a busy machine), the server is restarted on the same state, which serves the file as it is now.
-        """
-        index = self.folder.root / "src" / "index.js"
-        variant = apply_edits(self.learners_files(), edits)
-        if self.server is None:
-            write_atomically(index, variant)
-            self.server = self._serve("experiments.log")
-        elif index.read_text() != variant and not self.server.reload_with(index, variant, self.reload_wait):
-            self.restarts += 1
-            self.restart()
-        return self.server
+        """Serve the learner's index.js with `edits` applied (none: as shipped)."""
+        return self.reloading.serve(apply_edits(self.learners_files(), edits))
 
     def restart(self) -> DevServer:
         """Stop the experiments' server and start it again on the same state (the constructor runs again)."""
-        self.server = self._serve("experiments-restarted.log")  # the held server is stopped first
-        return self.server
-
-    def _serve(self, log_name: str) -> DevServer:
-        return self._held.start("workbench", self.folder, port=self.port, log_name=log_name, ctx=self.ctx)
+        return self.reloading.restart()
 
     def close(self) -> None:
         """Stop the server (proven gone); safe to call twice."""
-        self._held.stop_all()
+        self.reloading.close()

@@ -1,0 +1,83 @@
+"""exercises.judge: a status read that gets no answer in time is asked once more (a busy machine can be slow once);
+a Worker that stays silent, or answers without a readable status, is a crash. Against a loopback HTTP server whose
+delays are set per request."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from reservation_lab.exercises import judge
+
+STATUS = {"capacity": 4, "reserved": 0, "acceptedRequests": 0, "rejectedRequests": 0, "acceptedSeats": 0}
+
+
+class Slow(ThreadingHTTPServer):
+    """Answers GET /workshops/<name>/status after the next delay of `delays` (then without delay), or with `body`."""
+
+    def __init__(self, delays: list[float], body: bytes = json.dumps(STATUS).encode(), code: int = 200) -> None:
+        self.delays, self.body, self.code, self.seen = delays, body, code, 0
+        super().__init__(("127.0.0.1", 0), Handler)
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: Slow
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self.server.seen += 1
+        time.sleep(self.server.delays.pop(0) if self.server.delays else 0)
+        try:
+            self.send_response(self.server.code)
+            self.send_header("content-type", "application/json")
+            self.end_headers()
+            self.wfile.write(self.server.body)
+        except OSError:
+            pass  # the client gave up
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def serve() -> Iterator:
+    servers: list[Slow] = []
+
+    def start(*args, **kwargs) -> tuple[Slow, str]:
+        server = Slow(*args, **kwargs)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(autouse=True)
+def short_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(judge, "REQUEST_TIMEOUT", 0.3)
+
+
+def test_one_late_answer_is_asked_again(serve) -> None:
+    server, url = serve([0.6])
+    assert judge._statuses(url, ["w-0"]) == {"w-0": STATUS} and server.seen == 2
+
+
+def test_a_worker_that_stays_silent_is_a_crash(serve) -> None:
+    server, url = serve([0.6, 0.6])
+    failure = judge._statuses(url, ["w-0"])
+    assert isinstance(failure, judge.Failure) and failure.kind == "crash" and server.seen == 2
+    assert failure.message.key == "exercises.status_unreadable"
+
+
+@pytest.mark.parametrize(("body", "code"), [(b"<html>oops</html>", 200), (json.dumps(STATUS).encode(), 500)])
+def test_an_unreadable_answer_is_a_crash_at_once(serve, body: bytes, code: int) -> None:
+    server, url = serve([], body=body, code=code)
+    failure = judge._statuses(url, ["w-0"])
+    assert isinstance(failure, judge.Failure) and failure.kind == "crash" and server.seen == 1
