@@ -1,4 +1,4 @@
-"""The course layer: the one facade the notebook cells import, plus the notebook builder, papermill runs, kernel.
+"""The course layer: the one facade the notebook cells import, and the session behind it.
 
 Cells write `from reservation_lab import course as lab` and call `lab.<name>(...)` for everything (d2l style);
 `__all__` below is the whole surface a learner meets. May import every layer below it (domain, runtime, race, cloud,

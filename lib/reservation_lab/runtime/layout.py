@@ -1,4 +1,4 @@
-"""What the runtime needs of a run folder; domain.config.RunFolder provides it (runtime never imports domain)."""
+"""What the runtime needs of a run folder; domain.runs.RunFolder provides it (runtime never imports domain)."""
 
 from __future__ import annotations
 

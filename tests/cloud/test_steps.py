@@ -1,4 +1,4 @@
-"""Cloud helpers without a Cloudflare account: parsing wrangler's recorded output formats, the guards, the
+"""cloud.steps without a Cloudflare account: parsing wrangler's recorded output formats, the guards, the
 readiness poll against a real wrangler dev, the offline behaviour of the real wrangler, and the verify wrapper."""
 
 from __future__ import annotations
