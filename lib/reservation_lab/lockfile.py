@@ -52,9 +52,13 @@ def in_step(pyproject: Path | None = None, lock: Path | None = None) -> bool:
 
 
 def write(uv: str = "uv") -> Path:
-    """Resolve pyproject.toml again with uv and write the lock with its digest line."""
+    """Resolve pyproject.toml again with uv and write the lock with its digest line. The versions already locked
+    are kept where the new ranges allow them (uv prefers the pins of the file it writes to): a changed range moves
+    only what it must, never a package nobody asked to upgrade."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "requirements.lock"
+        if LOCK.exists():
+            out.write_text(LOCK.read_text())
         subprocess.run([uv, *COMPILE, "-o", str(out)], cwd=ROOT, check=True, timeout=600)
         resolved = out.read_text()
     LOCK.write_text(f"{HEADER}{declared_digest()}\n# written by: uv {' '.join(COMPILE)}\n{resolved}")
