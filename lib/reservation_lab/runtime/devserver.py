@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -30,6 +31,7 @@ from reservation_lab.runtime.processes import group_members, stop_process_group
 from reservation_lab.runtime.redact import strip_ansi
 from reservation_lab.runtime.toolchain import find_toolchain
 from reservation_lab.runtime.waiting import wait_until
+from reservation_lab.runtime.watchdog import MARKER
 from reservation_lab.runtime.wrangler import wrangler_env
 
 _RUNNING: weakref.WeakSet[DevServer] = weakref.WeakSet()
@@ -228,21 +230,27 @@ def _start_once(
     argv = toolchain.wrangler_argv(*args)
     started_at = time.monotonic()
     log_offset = log_path.stat().st_size if log_path.exists() else 0
-    with log_path.open("ab") as log:
-        proc = subprocess.Popen(
-            argv,
-            cwd=run.root,
-            env=wrangler_env(run.logs_dir),
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    watchdog = subprocess.Popen(
-        [sys.executable, "-m", "reservation_lab.runtime.watchdog", str(proc.pid)],
-        stdin=subprocess.PIPE,
-        start_new_session=True,
-    )
+    marker = secrets.token_hex(8)  # the watchdog starts first and knows the server by it (runtime.watchdog)
+    watchdog = subprocess.Popen([sys.executable, "-m", "reservation_lab.runtime.watchdog", marker],
+                                stdin=subprocess.PIPE, start_new_session=True)
+    assert watchdog.stdin is not None
+    try:
+        with log_path.open("ab") as log:
+            proc = subprocess.Popen(
+                argv,
+                cwd=run.root,
+                env={**wrangler_env(run.logs_dir), MARKER: marker},
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+    except BaseException:
+        watchdog.stdin.close()  # nothing started: the watchdog finds nothing marked and ends
+        watchdog.wait(timeout=15)
+        raise
+    watchdog.stdin.write(f"{proc.pid}\n".encode())  # start_new_session: the server's group is its pid
+    watchdog.stdin.flush()
     server = DevServer(run, port, log_path, proc, watchdog, started_at, log_offset=log_offset)
     _RUNNING.add(server)
     try:
