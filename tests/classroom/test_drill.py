@@ -34,5 +34,16 @@ def test_lab_class_with_four_learners_passes_isolated_and_leaves_nothing(tmp_pat
     assert "| learner-04 | de |" in done.stdout and "left behind: nothing" in done.stdout
     homes = tmp_path / "hub" / "home"  # started as the deployments do: each learner's runs in their own home
     assert all(len(list((homes / m["name"] / ".reservation-lab" / ".runs").glob("labex-*"))) == 1 for m in learners)
+    # no token is left on disk: no hub config, cookie secret or database, no learner server's runtime file
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and not is_course_copy(p.relative_to(tmp_path))]
+    left = [p.relative_to(tmp_path) for p in written if p.name in ("jupyterhub_config.py", "cookie_secret",
+            "jupyterhub.sqlite") or p.name.startswith("jpserver-") or '"token": "' in p.read_text(errors="ignore")]
+    assert left == [], left
     hub_log = (tmp_path / "hub" / "jupyterhub.log").read_text()
     assert hub_log.count("Spawning") == 5 and "DummyAuthenticator" in hub_log
+
+
+def is_course_copy(path: Path) -> bool:
+    """A file of the course's code as nbgitpuller or the start script copied it into a home (its own tests hold
+    sample tokens), not one a run wrote; the learners' runs (.reservation-lab/.runs) are checked."""
+    return ("course" in path.parts or ".reservation-lab" in path.parts) and ".runs" not in path.parts

@@ -151,6 +151,19 @@ class HubAPI:
         return int(pid) if pid else None
 
 
+SECRETS = ("jupyterhub_config.py", "cookie_secret", "jupyterhub.sqlite", "jupyterhub.pid", "proxy.pid")
+
+
+def forget_secrets(root: Path) -> None:
+    """What a stopped test hub leaves must hold no token: its config (the drill's service token), cookie secret and
+    database (the learners' tokens), and each learner's Jupyter runtime files (their server's token; a server the
+    hub stopped hard leaves its jpserver-*.json behind). The log, the report and the learners' runs stay."""
+    for name in SECRETS:
+        (root / name).unlink(missing_ok=True)
+    for runtime in (root / "home").glob("*/.local/share/jupyter/runtime"):
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
 class LocalHub:
     """A JupyterHub on loopback in `root` (its database, homes and config), stopped by close() with every server."""
 
@@ -193,6 +206,7 @@ class LocalHub:
                 self.process.wait(timeout=30)
         kill_process_group(self.process)  # the proxy and servers are stopped by the hub; the drill checks
         self.log.close()
+        forget_secrets(self.root)
 
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
