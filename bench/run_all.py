@@ -14,7 +14,8 @@ from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
 BENCHES = ("bench_checker.py", "bench_burst_fidelity.py", "bench_driver_vs_wrk.py", "bench_worker_cost.py",
-           "bench_course_time.py", "bench_grade.py", "bench_site.py", "bench_footprint.py", "bench_class.py")
+           "bench_course_time.py", "bench_compile_cache.py", "bench_grade.py", "bench_site.py", "bench_footprint.py",
+           "bench_class.py")
 QUICK_FLAG = {"bench_checker.py": None}  # the checker bench has no quick mode: it is fast already
 
 

@@ -23,6 +23,7 @@ EXPECTED = {
     "bench_course_time.py": ["dev-server starts/floor"],
     "bench_grade.py": ["grade/cold start guard solution", "grade/cold start guard stub"],
     "bench_site.py": ["site one language/sphinx floor"],
+    "bench_compile_cache.py": ["compile cache/none wrangler --version CPU", "compile cache/none dev server start"],
 }
 
 

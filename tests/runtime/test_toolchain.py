@@ -159,3 +159,19 @@ def test_half_installed_wrangler_gives_a_toolchain_error(fake_worker: Path) -> N
     (fake_worker / "node_modules" / "wrangler" / "package.json").unlink()
     with raises_key("errors.wrangler_incomplete", ToolchainError, lab=toolchain.LAB_SCRIPT):
         find_toolchain()
+
+
+def test_every_wrangler_command_and_terminal_gets_nodes_compile_cache(tmp_path: Path) -> None:
+    """wrangler's bundle is compiled once per pin, not once per command: the environments of the helpers' wrangler
+    and of the course's terminals name the cache beside node_modules (a learner's own NODE_COMPILE_CACHE wins), and
+    a wrangler command run with it leaves an entry there for the bundle."""
+    from reservation_lab.authoring.jupyter import terminal_env
+    from reservation_lab.runtime.wrangler import run_wrangler, wrangler_env
+
+    assert wrangler_env(tmp_path / "logs")["NODE_COMPILE_CACHE"] == str(toolchain.COMPILE_CACHE)
+    assert terminal_env({})["NODE_COMPILE_CACHE"] == str(toolchain.COMPILE_CACHE)
+    assert terminal_env({"NODE_COMPILE_CACHE": str(tmp_path / "own")})["NODE_COMPILE_CACHE"] == str(tmp_path / "own")
+    assert toolchain.COMPILE_CACHE.parent.parent == WORKER_DIR / "node_modules"
+    own = tmp_path / "cache"
+    run_wrangler("--version", cwd=tmp_path, echo=None, extra_env={"NODE_COMPILE_CACHE": str(own)})
+    assert [path for path in own.rglob("*") if path.is_file() and path.stat().st_size > 1_000_000]  # cli.js's

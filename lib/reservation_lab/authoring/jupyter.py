@@ -35,6 +35,7 @@ from pathlib import Path
 
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from reservation_lab.runtime.ports import LOOPBACK
+from reservation_lab.runtime.toolchain import COMPILE_CACHE, compile_cache_env
 from reservation_lab.runtime.wrangler import AGENT_VARIABLES, OFFLINE_ENV, without_agent_markers
 
 VENV_BIN = Path(sys.executable).parent
@@ -74,21 +75,22 @@ def workspace_line(workspace: Path, made: Sequence[Path]) -> str:
 
 
 def terminal_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment JupyterLab (and so each of its terminals) runs with: offline wrangler settings, the course's
-    PATH, and none of the variables that make wrangler act for a coding agent (runtime.wrangler.AGENT_VARIABLES:
-    it would register a workers.dev subdomain without asking)."""
-    env = without_agent_markers(dict(os.environ if base is None else base))
+    """The environment JupyterLab (and so each of its terminals) runs with: offline wrangler settings, Node's compile
+    cache (runtime.toolchain), the course's PATH, and none of the variables that make wrangler act for a coding agent
+    (runtime.wrangler.AGENT_VARIABLES: it would register a workers.dev subdomain without asking)."""
+    env = without_agent_markers(compile_cache_env(os.environ if base is None else base))
     env.update(OFFLINE_ENV)
     env["PATH"] = os.pathsep.join([str(VENV_BIN), env.get("PATH", "")])
     return env
 
 
 def terminal_rc() -> Path:
-    """The bash start-up file of the course's terminals: the learner's ~/.bashrc, then the course's PATH and
-    wrangler's offline settings again (a login shell's /etc/profile or a ~/.bashrc may reset PATH)."""
+    """The bash start-up file of the course's terminals: the learner's ~/.bashrc, then the course's PATH, wrangler's
+    offline settings and Node's compile cache again (a login shell's /etc/profile or a ~/.bashrc may reset PATH)."""
     lines = ['[ -f "$HOME/.bashrc" ] && . "$HOME/.bashrc"',
              f"export PATH={shlex.quote(str(VENV_BIN))}:\"$PATH\"",
              *(f"export {name}={shlex.quote(value)}" for name, value in OFFLINE_ENV.items()),
+             f'[ -n "${{NODE_COMPILE_CACHE:-}}" ] || export NODE_COMPILE_CACHE={shlex.quote(str(COMPILE_CACHE))}',
              "unset " + " ".join(sorted(AGENT_VARIABLES))]
     rc = Path(sys.prefix) / "share" / "reservation-lab" / "terminal.bashrc"
     rc.parent.mkdir(parents=True, exist_ok=True)

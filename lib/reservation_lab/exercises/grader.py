@@ -140,8 +140,8 @@ class Grader:
             grade.refused = Failure("does_not_start", Message("exercises.class_does_not_start", {"reason": reason}), 0)
             return grade
         restarts = self.restarts
-        try:
-            self._search(grade, started + budget, examples, shrink)
+        try:  # the budget starts with the search: a slow server start (a loaded machine) leaves it whole
+            self._search(grade, time.monotonic() + budget, examples, shrink)
         finally:
             grade.seconds, grade.restarts = time.monotonic() - started, self.restarts - restarts
         return grade

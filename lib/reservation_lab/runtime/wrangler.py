@@ -19,7 +19,7 @@ from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.layout import RunLayout
 from reservation_lab.runtime.processes import kill_process_group
 from reservation_lab.runtime.redact import redact, strip_ansi
-from reservation_lab.runtime.toolchain import find_toolchain
+from reservation_lab.runtime.toolchain import compile_cache_env, find_toolchain
 
 T = TypeVar("T")
 
@@ -120,7 +120,7 @@ def wrangler_env(log_dir: Path, extra: dict[str, str] | None = None, debug_log: 
     """The environment for wrangler: no metrics, no banner/update check, logs inside the run (or none), and no agent
     markers (AGENT_VARIABLES, AGENT_VALUES; not even from `extra`): `deploy` never registers a subdomain unasked."""
     log_dir.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ)
+    env = compile_cache_env(os.environ)
     env.update(QUIET_ENV)
     env["WRANGLER_LOG_PATH"] = str(log_dir)
     _keep_loopback_off_proxies(env)
