@@ -300,3 +300,20 @@ def test_deploy_does_not_act_for_an_agent(tmp_path: Path, monkeypatch: pytest.Mo
     assert not result.ok
     assert as_agent not in result.output
     assert "You need to provide the name of your worker" in result.output
+
+
+@pytest.mark.parametrize("name", [".env", ".env.local"])
+def test_a_dotenv_file_never_reaches_the_stand_in(tmp_path: Path, name: str) -> None:
+    """wrangler loads `.env` and `.env.local` of its folder into every command, over an empty variable: with a
+    learner's API token there, the rehearsal's `whoami` would send it to the stand-in. The command is refused with
+    a sentence in the learner's language and nothing runs; a real account's command and a local one still run."""
+    from reservation_lab.runtime.cloud_env import stand_in
+    from reservation_lab.runtime.context import Context
+
+    (tmp_path / name).write_text("CLOUDFLARE_API_TOKEN=learners-own-token\n")
+    rehearsal = Context(language="pt", cloud=stand_in({"CLOUDFLARE_API_BASE_URL": "http://127.0.0.1:9/client/v4"}))
+    with raises_key("errors.rehearsal_env_file", WranglerError, command="whoami", path=tmp_path / name) as caught:
+        run_wrangler("whoami", cwd=tmp_path, echo=None, ctx=rehearsal)
+    assert "substituto" in caught.value.localized("pt")
+    assert not (tmp_path / "logs").exists()  # refused before wrangler (and its log folder) started
+    assert run_wrangler("--version", cwd=tmp_path, echo=None, ctx=rehearsal).returncode == 0  # local: not refused

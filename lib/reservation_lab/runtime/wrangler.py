@@ -212,6 +212,8 @@ def _spawn(args: tuple[str, ...], cwd: Path, log_dir: Path | None, extra_env: di
     """The pinned wrangler in its own process group, offline and quiet, stdout piped; a command that reaches an
     account gets the `cloud` environment (runtime.cloud_env: the real one, or a stand-in's)."""
     local = keeps_debug_log(args)
+    if not local and cloud.isolated:
+        _refuse_env_files(args, cwd)
     env = wrangler_env(log_dir or cwd / "logs", extra_env, debug_log=local)
     return subprocess.Popen(
         find_toolchain().wrangler_argv(*args), cwd=cwd,
@@ -219,6 +221,17 @@ def _spawn(args: tuple[str, ...], cwd: Path, log_dir: Path | None, extra_env: di
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, text=True, bufsize=1,
         start_new_session=True,
     )
+
+
+DOTENV_FILES = (".env", ".env.local")  # what every wrangler command loads from its folder (cli.js: loadDotEnv,
+# getDefaultEnvFiles); the variables there beat an empty one in the environment, so the stand-in cannot blank them
+
+
+def _refuse_env_files(args: tuple[str, ...], cwd: Path) -> None:
+    """A stand-in's command (the rehearsal) must not get a `.env` file's variables, e.g. a learner's API token."""
+    for name in DOTENV_FILES:
+        if (cwd / name).exists():
+            raise WranglerError("errors.rehearsal_env_file", command=" ".join(args[:1]), path=cwd / name)
 
 
 def _finish(proc: subprocess.Popen, args: tuple[str, ...], wait: Callable[[], T]) -> T:
