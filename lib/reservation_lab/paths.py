@@ -26,8 +26,9 @@ def find_checkout() -> Path:
     if is_checkout(beside):
         return beside
     named = os.environ.get(CHECKOUT_ENV, "")
-    if named and is_checkout(Path(named).expanduser().resolve()):
-        return Path(named).expanduser().resolve()
+    folder = Path(named).expanduser().resolve() if named else None
+    if folder is not None and is_checkout(folder):
+        return folder
     key = "errors.not_a_checkout_named" if named else "errors.not_a_checkout"
     raise ImportError(message(key, None, package=PACKAGE_DIR, env=CHECKOUT_ENV, named=named))
 

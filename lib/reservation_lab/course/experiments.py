@@ -33,10 +33,10 @@ async def experiment(run: RunFolder, name: str, edits: Mapping[str, str], burst_
 def stop_experiments(run: RunFolder) -> dict[str, object]:
     """Stop the experiments' dev server; say whether any process or the port is left."""
     workbench = current().workbenches.pop(run.root, None)
-    if workbench is None or workbench.server is None:
+    if workbench is None:
         return {"processesLeft": 0, "portFree": True}
     workbench.close()
-    return workbench.server.leftovers()
+    return workbench.leftovers()
 
 
 def shown_verdict(verdict: dict[str, object], language: str) -> dict[str, object]:

@@ -56,3 +56,8 @@ class ReloadingServer:
         """Stop the server (proven gone); safe to call twice; a later serve() starts a new one."""
         self._held.stop_all()
         self.last_server, self.server = self.server or self.last_server, None
+
+    def leftovers(self) -> dict[str, int | bool]:
+        """What is left of the server serving now, else of the one close() stopped (nothing when none ran)."""
+        server = self.server or self.last_server
+        return server.leftovers() if server else {"processesLeft": 0, "portFree": True}

@@ -85,10 +85,9 @@ class Grader:
     def server(self) -> DevServer | None:
         return self.reloading.server if self.reloading else None
 
-    @property
-    def last_server(self) -> DevServer | None:
-        """The server close() stopped, for its leftovers()."""
-        return self.reloading.last_server if self.reloading else None
+    def leftovers(self) -> dict[str, int | bool]:
+        """What is left of its server (after close(): of the one it stopped; nothing when none ran)."""
+        return self.reloading.leftovers() if self.reloading else {"processesLeft": 0, "portFree": True}
 
     @property
     def restarts(self) -> int:

@@ -31,8 +31,12 @@ class Workbench:
 
     @property
     def server(self) -> DevServer | None:
-        """The server serving now, or after close() the one it stopped (for its leftovers)."""
-        return self.reloading.server or self.reloading.last_server
+        """The server serving now (None before the first experiment and after close())."""
+        return self.reloading.server
+
+    def leftovers(self) -> dict[str, int | bool]:
+        """What is left of its server (after close(): of the one it stopped)."""
+        return self.reloading.leftovers()
 
     @property
     def restarts(self) -> int:
