@@ -68,7 +68,8 @@ def test_a_killed_kernel_and_a_stopped_server_leave_the_other_learners_untouched
 
         dead, halted, untouched, *_ = asyncio.run(together())
         assert not dead.outcome.passed and dead.outcome.failed_cell == burst and "kernel died" in dead.outcome.error
-        assert not halted.passed and halted.failed_cell == burst
+        # the hub stops a server in its own time: on a loaded machine a few short cells after the burst still ran
+        assert not halted.passed and halted.failed_cell is not None and halted.failed_cell >= burst
         assert untouched.outcome.passed, untouched.outcome.error  # same workshop name, its own state
         refused = [error for tab in untouched.outcome.tab_errors for _, error in tab if error != "aborted"]
         assert len(refused) == 1 and refused[0].startswith("LabError: "), untouched.outcome.tab_errors

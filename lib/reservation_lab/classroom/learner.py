@@ -207,24 +207,8 @@ class Learner:
         """Send every cell at once; per cell '' when it ran, else its error (`ename: evalue` and the traceback the
         learner sees) or 'aborted' (the kernel dropped it after an earlier error)."""
         ids = [await self._send(tab, source) for source in sources]
-        errors, replied = dict.fromkeys(ids, ""), set()
-        deadline = time.monotonic() + CELL_TIMEOUT * 2
-        while len(replied) < len(ids):
-            raw = await asyncio.wait_for(tab.socket.read_message(), timeout=max(1.0, deadline - time.monotonic()))
-            if raw is None:
-                break
-            message = json.loads(raw)
-            parent, content = message.get("parent_header", {}).get("msg_id"), message.get("content", {})
-            if parent not in errors:
-                continue
-            if message.get("msg_type") == "error":
-                shown = _ANSI.sub("", "\n".join(content.get("traceback", [])))
-                errors[parent] = f"{content.get('ename')}: {content.get('evalue')}\n{shown}"
-            elif message.get("msg_type") == "execute_reply":
-                replied.add(parent)
-                if content.get("status") != "ok" and not errors[parent]:
-                    errors[parent] = str(content.get("status"))
-        return [errors[i] or ("" if i in replied else "the kernel's websocket closed") for i in ids]
+        replies = await self._replies(tab, ids, CELL_TIMEOUT * 2, idle=False, traceback=True)
+        return [replies[msg_id] for msg_id in ids]
 
     async def _send(self, tab: Tab, code: str) -> str:
         """One execute_request as JupyterLab sends it (the tab's session id, the moment it was made,
@@ -242,25 +226,38 @@ class Learner:
     async def _execute(self, tab: Tab, code: str) -> str:
         """Send one execute_request; wait for its reply and the kernel's idle; the error text, or ''."""
         msg_id = await self._send(tab, code)
-        error, replied, idle = "", False, False
-        deadline = time.monotonic() + CELL_TIMEOUT
-        while not (replied and idle):
+        return (await self._replies(tab, [msg_id], CELL_TIMEOUT, idle=True, traceback=False))[msg_id]
+
+    async def _replies(self, tab: Tab, ids: list[str], timeout: float, idle: bool, traceback: bool) -> dict[str, str]:
+        """Read the tab's messages until each request in `ids` has its reply (`idle`: and the kernel went idle after
+        the last one): per request '' or what went wrong: its error (`ename: evalue`, with the `traceback` the
+        learner sees, ANSI colours removed), a reply's status ('aborted'), the kernel dying (jupyter_server's
+        restarter says so) or the websocket closing before the reply."""
+        errors, replied, idle_after_last = dict.fromkeys(ids, ""), set(), not idle
+        deadline = time.monotonic() + timeout
+
+        def unanswered(reason: str) -> dict[str, str]:  # a request is done once replied (and idle, if waited for)
+            return {i: errors[i] or ("" if i in replied and idle_after_last else reason) for i in ids}
+
+        while len(replied) < len(ids) or not idle_after_last:
             raw = await asyncio.wait_for(tab.socket.read_message(), timeout=max(1.0, deadline - time.monotonic()))
             if raw is None:
-                return error or "the kernel's websocket closed"
+                return unanswered("the kernel's websocket closed")
             message = json.loads(raw)
             kind = message.get("msg_type") or message.get("header", {}).get("msg_type")
-            content = message.get("content", {})
+            parent, content = message.get("parent_header", {}).get("msg_id"), message.get("content", {})
             if kind == "status" and content.get("execution_state") in ("restarting", "dead"):
-                return error or f"the kernel died ({content['execution_state']})"  # jupyter_server's restarter
-            if message.get("parent_header", {}).get("msg_id") != msg_id:
+                return unanswered(f"the kernel died ({content['execution_state']})")
+            if parent not in errors:
                 continue
             if kind == "error":
-                error = f"{content.get('ename')}: {content.get('evalue')}"[:500]
+                shown = _ANSI.sub("", "\n".join(content.get("traceback", []))) if traceback else ""
+                errors[parent] = f"{content.get('ename')}: {content.get('evalue')}" + (f"\n{shown}" if shown else "")
+                errors[parent] = errors[parent] if traceback else errors[parent][:500]
             elif kind == "execute_reply":
-                replied = True
-                if content.get("status") != "ok" and not error:
-                    error = f"{content.get('ename', content.get('status'))}: {content.get('evalue', '')}"[:500]
-            elif kind == "status" and content.get("execution_state") == "idle":
-                idle = True
-        return error
+                replied.add(parent)
+                if content.get("status") != "ok" and not errors[parent]:
+                    errors[parent] = str(content.get("status"))
+            elif kind == "status" and content.get("execution_state") == "idle" and parent == ids[-1]:
+                idle_after_last = True
+        return errors
