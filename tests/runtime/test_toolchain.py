@@ -166,7 +166,7 @@ def test_every_wrangler_command_and_terminal_gets_nodes_compile_cache(tmp_path: 
     and of the course's terminals name the cache beside node_modules (a learner's own NODE_COMPILE_CACHE wins), and
     a wrangler command run with it leaves an entry there for the bundle."""
     from reservation_lab.authoring.jupyter import terminal_env
-    from reservation_lab.runtime.wrangler import run_wrangler, wrangler_env
+    from reservation_lab.runtime.wrangler import run_wrangler, warm_compile_cache, wrangler_env
 
     assert wrangler_env(tmp_path / "logs")["NODE_COMPILE_CACHE"] == str(toolchain.COMPILE_CACHE)
     assert terminal_env({})["NODE_COMPILE_CACHE"] == str(toolchain.COMPILE_CACHE)
@@ -175,3 +175,5 @@ def test_every_wrangler_command_and_terminal_gets_nodes_compile_cache(tmp_path: 
     own = tmp_path / "cache"
     run_wrangler("--version", cwd=tmp_path, echo=None, extra_env={"NODE_COMPILE_CACHE": str(own)})
     assert [path for path in own.rglob("*") if path.is_file() and path.stat().st_size > 1_000_000]  # cli.js's
+    warmed = tmp_path / "warmed"  # what the installers (./lab setup, postBuild, TLJH) do once
+    assert warm_compile_cache(warmed) and [p for p in warmed.rglob("*") if p.stat().st_size > 1_000_000]

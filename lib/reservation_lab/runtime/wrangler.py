@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.layout import RunLayout
 from reservation_lab.runtime.processes import kill_process_group
 from reservation_lab.runtime.redact import redact, strip_ansi
-from reservation_lab.runtime.toolchain import compile_cache_env, find_toolchain
+from reservation_lab.runtime.toolchain import COMPILE_CACHE, compile_cache_env, find_toolchain
 
 T = TypeVar("T")
 
@@ -130,6 +131,18 @@ def wrangler_env(log_dir: Path, extra: dict[str, str] | None = None, debug_log: 
         env.update(NO_DEBUG_LOG)
     env.update(extra or {})
     return without_agent_markers(env)
+
+
+def warm_compile_cache(cache: Path | None = None) -> bool:
+    """Compile wrangler's bundle into Node's compile cache once (`cache`: runtime.toolchain.COMPILE_CACHE), as an
+    installer's step: learners whose checkout is shared and read-only (a TLJH hub) then only read it. True when the
+    cache holds an entry afterwards."""
+    cache = cache or COMPILE_CACHE
+    with tempfile.TemporaryDirectory(prefix="reservation-lab-warm-") as logs:
+        env = wrangler_env(Path(logs), {"NODE_COMPILE_CACHE": str(cache)}, debug_log=False)
+        subprocess.run(find_toolchain().wrangler_argv("--version"), env=env, capture_output=True, timeout=120,
+                       stdin=subprocess.DEVNULL, check=False)
+    return cache.is_dir() and any(path.is_file() for path in cache.rglob("*"))
 
 
 @dataclass(frozen=True)
