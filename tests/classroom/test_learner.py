@@ -101,3 +101,24 @@ def cmdline(pid: int) -> str:
         return " ".join(psutil.Process(pid).cmdline())
     except psutil.Error:
         return ""
+
+
+def test_the_course_source_names_a_branch_nbgitpuller_can_clone_also_from_a_detached_checkout(tmp_path: Path) -> None:
+    """A CI checkout is often a detached HEAD: a local branch at that commit is named (nbgitpuller would guess
+    `origin/main`, which a local clone lacks, and every learner would fall back to a copy); none there: None."""
+    import subprocess
+
+    from reservation_lab.classroom.learner import course_source
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args], cwd=tmp_path,
+                              check=True, capture_output=True, text=True).stdout.strip()
+
+    git("init", "-q", "-b", "course")
+    for n in (1, 2):
+        git("commit", "-q", "--allow-empty", "-m", f"c{n}")
+    assert course_source(tmp_path) == (str(tmp_path), "course")
+    git("checkout", "-q", "--detach", "HEAD")
+    assert course_source(tmp_path) == (str(tmp_path), "course")
+    git("checkout", "-q", "--detach", "HEAD~1")  # no branch points here
+    assert course_source(tmp_path) == (str(tmp_path), None)

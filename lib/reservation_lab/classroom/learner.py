@@ -56,11 +56,18 @@ class Outcome:
         return {key: value for key, value in self.__dict__.items() if key not in ("started",)}
 
 
-def course_source() -> tuple[str, str | None]:
-    """This checkout as nbgitpuller clones it: its path and branch (None when detached: the default branch)."""
-    branch = subprocess.run(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=REPO_ROOT, capture_output=True,
-                            text=True).stdout.strip()
-    return str(REPO_ROOT), (branch if branch and branch != "HEAD" else None)
+def course_source(root: Path = REPO_ROOT) -> tuple[str, str | None]:
+    """This checkout as nbgitpuller clones it: its path and branch. On a detached HEAD (a CI checkout) a local
+    branch at the same commit stands in (nbgitpuller would guess `origin/<default>`, which a local clone lacks);
+    None when there is none (the learners then get a copy, and the report says so)."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True).stdout.strip()
+
+    branch = git("rev-parse", "--abbrev-ref", "HEAD")
+    if branch == "HEAD":
+        branch = next(iter(git("for-each-ref", "--points-at", "HEAD", "--format=%(refname:short)",
+                               "refs/heads").splitlines()), "")
+    return str(root), (branch or None)
 
 
 def parameters_with(source: str, overrides: dict[str, Any]) -> str:
