@@ -258,9 +258,9 @@ class Learner:
             if parent not in errors:
                 continue
             if kind == "error":
-                shown = _ANSI.sub("", "\n".join(content.get("traceback", []))) if traceback else ""
-                errors[parent] = f"{content.get('ename')}: {content.get('evalue')}" + (f"\n{shown}" if shown else "")
-                errors[parent] = errors[parent] if traceback else errors[parent][:500]
+                said = f"{content.get('ename')}: {content.get('evalue')}"
+                errors[parent] = (f"{said}\n{_ANSI.sub('', chr(10).join(content.get('traceback', [])))}"
+                                  if traceback else said[:500])
             elif kind == "execute_reply":
                 replied.add(parent)
                 if content.get("status") != "ok" and not errors[parent]:

@@ -13,6 +13,7 @@ from reservation_lab.exercises.catalog import exercise
 from reservation_lab.exercises.grader import Grade, Grader
 from reservation_lab.exercises.judge import Sent
 from reservation_lab.i18n import message, number, plural
+from reservation_lab.runtime.devserver import NOTHING_LEFT
 
 HINTS = 3  # hints per exercise: [hints] <name>_1 … <name>_3 in every catalog
 
@@ -111,6 +112,6 @@ def stop_grading() -> dict[str, object]:
     session = current()
     grader, session.grader = session.grader, None
     if grader is None:  # nothing was graded: no server ever ran
-        return {"processesLeft": 0, "portFree": True}
+        return dict(NOTHING_LEFT)
     grader.close()
     return grader.leftovers()

@@ -13,6 +13,7 @@ from reservation_lab.domain.runs import RunFolder
 from reservation_lab.experiments.variants import Outcome, durable, run_experiment
 from reservation_lab.experiments.workbench import Workbench
 from reservation_lab.i18n import describe, message, plural
+from reservation_lab.runtime.devserver import NOTHING_LEFT
 
 
 async def experiment(run: RunFolder, name: str, edits: Mapping[str, str], burst_size: int, **options: bool) -> Outcome:
@@ -34,7 +35,7 @@ def stop_experiments(run: RunFolder) -> dict[str, object]:
     """Stop the experiments' dev server; say whether any process or the port is left."""
     workbench = current().workbenches.pop(run.root, None)
     if workbench is None:
-        return {"processesLeft": 0, "portFree": True}
+        return dict(NOTHING_LEFT)
     workbench.close()
     return workbench.leftovers()
 

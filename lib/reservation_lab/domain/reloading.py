@@ -13,7 +13,7 @@ from pathlib import Path
 
 from reservation_lab.domain.runs import HeldServers, RunFolder
 from reservation_lab.runtime.context import QUIET, Context
-from reservation_lab.runtime.devserver import DevServer, write_atomically
+from reservation_lab.runtime.devserver import NOTHING_LEFT, DevServer, write_atomically
 
 RELOAD_WAIT = 10.0  # seconds to wait for wrangler dev's own reload before restarting it on the same state
 
@@ -60,4 +60,4 @@ class ReloadingServer:
     def leftovers(self) -> dict[str, int | bool]:
         """What is left of the server serving now, else of the one close() stopped (nothing when none ran)."""
         server = self.server or self.last_server
-        return server.leftovers() if server else {"processesLeft": 0, "portFree": True}
+        return server.leftovers() if server else dict(NOTHING_LEFT)

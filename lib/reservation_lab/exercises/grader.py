@@ -27,7 +27,7 @@ from reservation_lab.exercises.judge import Failure, Trial, run_trial
 from reservation_lab.exercises.workloads import Request, Round, Workload, workloads
 from reservation_lab.i18n import Message
 from reservation_lab.runtime.context import QUIET, Context
-from reservation_lab.runtime.devserver import DevServer
+from reservation_lab.runtime.devserver import NOTHING_LEFT, DevServer
 
 RELOAD_MARK = "// restarted by the grader:"
 FINAL = Workload((Round((Request("new", 0, 3), Request("new", 0, 2), Request("twins", 1, 1)), restart=True),
@@ -87,7 +87,7 @@ class Grader:
 
     def leftovers(self) -> dict[str, int | bool]:
         """What is left of its server (after close(): of the one it stopped; nothing when none ran)."""
-        return self.reloading.leftovers() if self.reloading else {"processesLeft": 0, "portFree": True}
+        return self.reloading.leftovers() if self.reloading else dict(NOTHING_LEFT)
 
     @property
     def restarts(self) -> int:

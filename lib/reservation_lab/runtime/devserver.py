@@ -44,6 +44,9 @@ def write_atomically(path: Path, text: str) -> None:
     os.replace(temporary, path)
 
 
+NOTHING_LEFT: dict[str, int | bool] = {"processesLeft": 0, "portFree": True}  # leftovers() of a server that is gone
+
+
 @dataclass(eq=False)
 class DevServer:
     """One running `wrangler dev`; use as a context manager or call stop()."""
@@ -117,7 +120,7 @@ class DevServer:
         self.stopped = True
         _RUNNING.discard(self)
 
-    def leftovers(self) -> dict[str, int | bool]:
+    def leftovers(self) -> dict[str, int | bool]:  # NOTHING_LEFT when all is gone
         """What is left of this server: its live processes (a count) and whether its port is free."""
         return {"processesLeft": len(self.processes()), "portFree": port_is_free(self.port)}
 
