@@ -73,6 +73,19 @@ def test_a_queued_cell_of_a_second_tab_is_refused_with_the_course_error(shell: A
     assert shell.user_ns["x"] == 4
 
 
+def test_the_setup_cell_run_by_the_second_tab_keeps_what_the_guard_remembers(shell: Any) -> None:
+    """The order one CI run saw: tab A's first cells, then tab B's setup cell (which installs the guard again),
+    then tab A's next queued cell: it must still be refused."""
+    kernel = FakeKernel()
+    shell.kernel = kernel
+    assert two_clients.install(shell)
+    assert run_from(shell, kernel, "tab-a", T0, "x = 1").success
+    setup_cell = "from reservation_lab.course import two_clients\nassert two_clients.install(get_ipython())"
+    assert run_from(shell, kernel, "tab-b", T0 + timedelta(milliseconds=5), setup_cell).success  # tab B's setup
+    refused = run_from(shell, kernel, "tab-a", T0 + timedelta(milliseconds=1), "x = 2")
+    assert isinstance(refused.error_in_exec, LabError) and shell.user_ns["x"] == 1
+
+
 def test_no_kernel_no_guard() -> None:
     assert two_clients.install(SimpleNamespace(kernel=None)) is False
     with raises_key("errors.two_clients", LabError):

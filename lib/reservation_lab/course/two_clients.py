@@ -44,12 +44,13 @@ def interleaved(last: LastRequest, session: str, made: Any) -> bool:
 
 
 def install(shell: Any) -> bool:
-    """Guard the kernel's cells (idempotent); False where there is no kernel request to read (plain IPython)."""
+    """Guard the kernel's cells, once: the setup cell run again (by another tab, too) keeps the guard and what it
+    remembers, or the other tab's next queued cell would pass; False where there is no kernel request to read."""
     kernel = getattr(shell, "kernel", None)
     if kernel is None or not hasattr(kernel, "get_parent"):
         return False
-    shell.input_transformers_post[:] = [t for t in shell.input_transformers_post
-                                        if getattr(t, "__name__", "") != "_two_clients_guard"]
+    if any(getattr(t, "__name__", "") == "_two_clients_guard" for t in shell.input_transformers_post):
+        return True
     last = LastRequest()
 
     def _two_clients_guard(lines: list[str]) -> list[str]:
