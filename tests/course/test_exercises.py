@@ -3,6 +3,8 @@ exercises notebook runs under papermill in tests/authoring/test_grading.py)."""
 
 from __future__ import annotations
 
+import difflib
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ import pytest
 from reservation_lab import course as lab
 from reservation_lab.course.exercises import HINTS, GradeFailed
 from reservation_lab.course.files import cell_text, write_lab_file
+from reservation_lab.errors import LabError
 from reservation_lab.exercises.catalog import exercise, exercises
 from reservation_lab.i18n import COURSE_LANGUAGES, message
 from tests.support import english_lines, raises_key
@@ -18,18 +21,47 @@ LANGUAGES = COURSE_LANGUAGES
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_hints_come_one_by_one_in_the_learners_language(language: str, tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_hints_add_up_only_when_asked_in_the_learners_language(language: str, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
     lab.start(language, tmp_path / "run")
     for name in exercises():
-        for _ in range(HINTS + 1):
-            lab.hint(name)
+        lab.hint(name, 0)  # the committed hint cell: Run All shows no hint
+        assert capsys.readouterr().out == ""
+        for count in range(1, HINTS + 1):
+            lab.hint(name, count)
+            assert capsys.readouterr().out.splitlines() == [
+                f"{n}/{HINTS}: " + message(f"hints.{name}_{n}", language) for n in range(1, count + 1)]
+        lab.hint(name, HINTS + 1)
         shown = capsys.readouterr().out.splitlines()
-        assert shown == [f"{n}/{HINTS}: " + message(f"hints.{name}_{n}", language) for n in range(1, HINTS + 1)] + [
-            message("hints.no_more", language, name=name)]
+        assert shown[-1] == message("hints.no_more", language, name=name) and len(shown) == HINTS + 1
         assert english_lines("\n".join(shown)) == []
     with raises_key("exercises.unknown", name="nope"):
-        lab.hint("nope")
+        lab.hint("nope", 1)
+    for wrong in (-1, "2", 1.5, True):
+        with raises_key("hints.count", LabError, hints=HINTS):
+            lab.hint("guard", wrong)
+    assert capsys.readouterr().out == ""
+
+
+def test_no_hint_holds_a_line_of_the_reference_solution() -> None:
+    """A hint may point the way, never hand over the code: no run of more than 15 characters (beyond one identifier,
+    such as a table's name) of a line the solution adds or moves appears in a hint. The hints this replaced held
+    `reserved + ? <= capacity`, `await externalCheck(requestId, seats);` and `ON CONFLICT(singleton) DO NOTHING`."""
+    for name in exercises():
+        stub, solution = exercise(name).stub().splitlines(), exercise(name).solution().splitlines()
+        added = [line[2:].strip() for line in difflib.ndiff(stub, solution) if line.startswith("+ ")]
+        assert added, name
+        for language in LANGUAGES:
+            for n in range(1, HINTS + 1):
+                text = message(f"hints.{name}_{n}", language)
+                given = [run for line in added if len(run := longest_common_run(line, text)) > 15
+                         and not re.fullmatch(r"\w+", run)]
+                assert given == [], (name, language, n, given)
+
+
+def longest_common_run(line: str, text: str) -> str:
+    match = difflib.SequenceMatcher(None, line, text, autojunk=False).find_longest_match()
+    return line[match.a:match.a + match.size].strip()
 
 
 def test_the_file_cell_writes_the_stub_into_the_run(tmp_path: Path) -> None:
@@ -64,3 +96,16 @@ def test_a_reference_solution_that_fails_stops_the_run(tmp_path: Path, monkeypat
     with raises_key("exercises.grade_failed_short", GradeFailed, name="init"):
         lab.grade("init", solution=True, seed=1, workloads=10, seconds=5)
     assert lab.stop_grading() == {"processesLeft": 0, "portFree": True}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_committed_notebook_shows_no_hint(language: str) -> None:
+    """Run All (and so the committed notebook) shows no hint: a hint is shown only when the learner asks for one."""
+    import nbformat
+
+    from reservation_lab.paths import REPO_ROOT
+
+    notebook = nbformat.read(REPO_ROOT / "notebooks" / language / "exercises.ipynb", as_version=4)
+    hint_cells = {cell.id: cell for cell in notebook.cells if cell.id.startswith("hint-")}
+    assert set(hint_cells) == {f"hint-{name}" for name in exercises()}
+    assert all(cell.source.endswith(", 0)") and cell.get("outputs") == [] for cell in hint_cells.values())

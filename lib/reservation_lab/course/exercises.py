@@ -1,4 +1,4 @@
-"""The exercises notebook's helpers: grade a learner's Worker (`lab.grade`), give the next hint (`lab.hint`), stop
+"""The exercises notebook's helpers: grade a learner's Worker (`lab.grade`), show the hints asked for (`lab.hint`), stop
 the grading server (`lab.stop_grading`); everything printed in the learner's language."""
 
 from __future__ import annotations
@@ -95,16 +95,17 @@ def _answer(one: Sent, language: str) -> str:
     return sent + json.dumps({key: one.answer[key] for key in keys if key in one.answer}, ensure_ascii=False)
 
 
-def hint(name: str) -> None:
-    """Print the next hint for the exercise (each run of the cell one more), then say there are no more."""
+def hint(name: str, count: int = 0) -> None:
+    """Print the exercise's first `count` hints: they add up (2 shows the first and the second), and 0, the hint
+    cell's committed value, prints nothing, so Run All shows no hint before the learner asks for one."""
     exercise(name)
-    session = current()
-    shown = session.hints.get(name, 0) + 1
-    session.hints[name] = shown
-    if shown > HINTS:
-        print(message("hints.no_more", session.language, name=name))
-        return
-    print(f"{shown}/{HINTS}: " + message(f"hints.{name}_{shown}", session.language))
+    language = current().language
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise LabError("hints.count", count=repr(count), hints=HINTS)
+    for shown in range(1, min(count, HINTS) + 1):
+        print(f"{shown}/{HINTS}: " + message(f"hints.{name}_{shown}", language))
+    if count > HINTS:
+        print(message("hints.no_more", language, name=name))
 
 
 def stop_grading() -> dict[str, object]:

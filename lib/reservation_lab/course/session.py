@@ -41,7 +41,6 @@ class Session:
     servers: HeldServers = field(default_factory=HeldServers)  # one dev server per run folder
     workbenches: dict[Path, Workbench] = field(default_factory=dict)
     grader: Grader | None = None  # the exercises' grading server (course.exercises)
-    hints: dict[str, int] = field(default_factory=dict)  # how many hints of each exercise were shown
     cloud: bool | str = False
     rehearsal: Any = None  # course.cloud_mode.Rehearsal while cloud = "rehearsal"
 
