@@ -1,7 +1,11 @@
-"""The benches run: each one's --quick mode exits 0 and prints its ratio lines (no timing is asserted)."""
+"""The benches run. In `./lab test`: every bench imports what it measures and answers `--help` (a renamed helper or
+option fails here). Under `-m stress`: each one's `--quick` mode exits 0 and prints its ratio lines (no timing is
+asserted); those runs start ~20 dev servers and wrangler commands, a benchmark's work rather than a test's, so the
+default run keeps the suite within its time (bench/RESULTS.md)."""
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -27,11 +31,31 @@ EXPECTED = {
 }
 
 
+def test_every_bench_imports_and_answers_help(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """In one process: each bench module is imported from bench/ (as `python bench/<script>` does) and its
+    main(["--help"]) prints its usage. A bench whose import fails, or whose main() is gone, fails here."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    scripts = sorted(path.name for path in BENCH.glob("bench_*.py"))
+    assert set(EXPECTED) <= set(scripts) and len(scripts) >= 10, scripts
+    for script in scripts:
+        spec = importlib.util.spec_from_file_location(f"bench_smoke_{script[:-3]}", BENCH / script)
+        module = importlib.util.module_from_spec(spec)
+        monkeypatch.setitem(sys.modules, spec.name, module)  # dataclasses look their module up there
+        spec.loader.exec_module(module)
+        with pytest.raises(SystemExit) as ended:
+            module.main(["--help"])
+        helped = capsys.readouterr().out
+        assert ended.value.code == 0 and helped.startswith("usage: "), (script, helped)
+        assert script not in EXPECTED or "--quick" in helped, f"{script}: the smoke run needs --quick"
+
+
 def run_quick(script: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(BENCH / script), "--quick"], cwd=REPO_ROOT, capture_output=True,
                           text=True, timeout=180)
 
 
+@pytest.mark.stress
 @pytest.mark.parametrize("script", sorted(EXPECTED))
 def test_bench_quick_runs_and_prints_ratios(script: str) -> None:
     if script == "bench_driver_vs_wrk.py" and shutil.which("wrk") is None:
