@@ -91,7 +91,8 @@ def test_a_reference_solution_that_fails_stops_the_run(tmp_path: Path, monkeypat
     from reservation_lab.exercises import catalog
 
     broken = exercise("init")
-    monkeypatch.setattr(catalog.Exercise, "solution", lambda self: broken.stub() if self.name == "init" else "")
+    monkeypatch.setattr(catalog.Exercise, "solution",
+                        lambda self, language="en": broken.stub() if self.name == "init" else "")
     lab.start("de", tmp_path / "run")
     with raises_key("exercises.grade_failed_short", GradeFailed, name="init"):
         lab.grade("init", solution=True, seed=1, workloads=10, seconds=5)

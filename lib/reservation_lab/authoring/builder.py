@@ -77,7 +77,7 @@ def cell_source(cell: dict, language: str) -> str:
     if "parameters" in cell:
         return parameters_source(language, cell.get("defaults", DEFAULTS))
     if "file" in cell:
-        return f"%%{MAGIC} {cell['file']}\n{cell_text(cell['file'])}".rstrip("\n")
+        return f"%%{MAGIC} {cell['file']}\n{cell_text(cell['file'], language)}".rstrip("\n")
     return cell["code"].rstrip("\n")
 
 

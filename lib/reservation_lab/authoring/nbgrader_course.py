@@ -53,11 +53,11 @@ def marked_lines(name: str, lines: list[str]) -> tuple[int, int]:
     return start[0], end[0]
 
 
-def teacher_source(exercise: Exercise) -> str:
+def teacher_source(exercise: Exercise, language: str = "en") -> str:
     """The exercise's file for the teacher: the stub, its marked place holding the solution and, commented out,
-    the stub's own lines (what nbgrader keeps for the learner)."""
+    the stub's own lines (what nbgrader keeps for the learner), its task comments in `language`."""
     name = exercise.name
-    stub, solution = exercise.stub().split("\n"), exercise.solution().split("\n")
+    stub, solution = exercise.stub(language).split("\n"), exercise.solution(language).split("\n")
     start, end = marked_lines(name, stub)
     changes = [op for op in difflib.SequenceMatcher(a=stub, b=solution, autojunk=False).get_opcodes()
                if op[0] != "equal"]
@@ -104,7 +104,7 @@ def teacher_notebook(language: str, parameters: dict[str, Any] | None = None) ->
             first = cell.source.split("\n", 1)[0]
             if first != f"%%{MAGIC} exercises/{name}.js":
                 raise ValueError(f"cell {cell_id}: unexpected first line {first!r}")
-            cell.source = f"{first}\n{teacher_source(catalog[name])}"
+            cell.source = f"{first}\n{teacher_source(catalog[name], language)}"
             cell.metadata["nbgrader"] = _nbgrader(cell_id, solution=True)
         elif kind == "grade" and name in catalog:
             variable = cell_id.replace("-", "_")

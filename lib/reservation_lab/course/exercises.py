@@ -30,7 +30,8 @@ def grade(name: str, solution: bool = False, seed: int = 0, workloads: int = gra
     that fails raises GradeFailed."""
     session = current()
     task = exercise(name)
-    source = task.solution() if solution else (session.run.root / "exercises" / f"{name}.js").read_text()
+    learners = session.run.root / "exercises" / f"{name}.js"
+    source = task.solution(session.language) if solution else learners.read_text()
     if session.grader is None:
         session.grader = Grader(session.run.root / "grading", ctx=session.context)
     result = session.grader.grade(task, source, seed=seed, examples=workloads, budget=seconds)

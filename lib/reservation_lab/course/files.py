@@ -25,8 +25,9 @@ EXERCISE_FILES = tuple(f"exercises/{name}.js" for name in exercises())  # the ex
 MAGIC = "lab_file"
 
 
-def cell_text(target: str) -> str:
-    """The text a `%%lab_file target` cell carries, from the one source."""
+def cell_text(target: str, language: str = "en") -> str:
+    """The text a `%%lab_file target` cell carries, from the one source (an exercise's Worker with its task
+    comments in `language`)."""
     if target == "wrangler.jsonc":
         return (WORKER_DIR / "wrangler.jsonc").read_text()
     if target == "wrangler.cleanup.jsonc":
@@ -34,7 +35,7 @@ def cell_text(target: str) -> str:
     if target in SOURCES:
         return (WORKER_SRC / Path(target).name).read_text()
     if target in EXERCISE_FILES:
-        return exercise(Path(target).stem).stub()
+        return exercise(Path(target).stem).stub(language)
     raise LabError("errors.not_a_lab_file", target=quoted(target), files=", ".join(CONFIGS + SOURCES + EXERCISE_FILES))
 
 

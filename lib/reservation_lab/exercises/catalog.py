@@ -1,8 +1,11 @@
 """The exercises as worker/exercises.yml defines them: a stub (index.js with one place wrong, marked) and a
-reference solution, each an exact edit; the failure class the stub shows; texts a solution must keep."""
+reference solution, each an exact edit; the failure class the stub shows; texts a solution must keep. The stub's
+comments that say what to do are in the learner's language (the catalogs' [stubs] section); the markers and the
+code are the same in every language."""
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from functools import cache
 
@@ -10,9 +13,11 @@ import yaml
 
 from reservation_lab.domain.edits import apply_edits
 from reservation_lab.errors import LabError
+from reservation_lab.i18n import message
 from reservation_lab.paths import WORKER_DIR, WORKER_SRC
 
 EXERCISES_FILE = WORKER_DIR / "exercises.yml"
+COMMENT_WIDTH = 96  # the header comment's lines, as wide as index.js's own comments
 
 
 @dataclass(frozen=True)
@@ -25,13 +30,22 @@ class Exercise:
     solution_edits: tuple[tuple[str, str], ...]
     keeps: tuple[str, ...] = ()
 
-    def stub(self) -> str:
-        """The Worker the learner receives: src/index.js with the stub edits."""
+    def stub(self, language: str = "en") -> str:
+        """The Worker the learner receives: src/index.js with the stub edits, its task comments in `language`."""
+        return self._localized(self._stub(), language)
+
+    def solution(self, language: str = "en") -> str:
+        """The reference solution: the stub with the solution edits."""
+        return self._localized(apply_edits(self._stub(), dict(self.solution_edits)), language)
+
+    def _stub(self) -> str:
         return apply_edits((WORKER_SRC / "index.js").read_text(), dict(self.stub_edits))
 
-    def solution(self) -> str:
-        """The reference solution: the stub with the solution edits."""
-        return apply_edits(self.stub(), dict(self.solution_edits))
+    def _localized(self, source: str, language: str) -> str:
+        header = textwrap.wrap(message("stubs.header", language, name=self.name), COMMENT_WIDTH,
+                               break_long_words=False, break_on_hyphens=False)
+        return (source.replace("@@header@@", "\n// ".join(header))
+                .replace("@@task@@", message(f"stubs.{self.name}", language)))
 
 
 def _edits(entries: list[dict[str, str]]) -> tuple[tuple[str, str], ...]:
