@@ -59,6 +59,26 @@ def test_no_hint_holds_a_line_of_the_reference_solution() -> None:
                 assert given == [], (name, language, n, given)
 
 
+def test_no_task_text_holds_a_line_of_the_reference_solution() -> None:
+    """A task says what must hold and a request sequence that fails now, never the code: the same rule as for the
+    hints over each exercise's prose sections (the task and the grade's introduction) in every language. The
+    first version of exercise 1's task held `WHERE reserved + ? <= capacity`. A line the solution must keep (naive's
+    `await externalCheck(…)`, which it moves) is part of the task."""
+    from reservation_lab.authoring.builder import load_prose
+    from reservation_lab.paths import REPO_ROOT
+
+    for language in LANGUAGES:
+        prose = load_prose(REPO_ROOT / "notebooks" / "source" / "exercises" / "prose" / f"{language}.md").cells
+        for name in exercises():
+            stub, solution = exercise(name).stub().splitlines(), exercise(name).solution().splitlines()
+            added = [line[2:].strip() for line in difflib.ndiff(stub, solution)
+                     if line.startswith("+ ") and line[2:].strip() not in exercise(name).keeps]
+            text = prose[name] + "\n" + prose[f"{name}-grade"]
+            given = [run for line in added if len(run := longest_common_run(line, text)) > 15
+                     and not re.fullmatch(r"\w+", run)]
+            assert given == [], (name, language, given)
+
+
 def longest_common_run(line: str, text: str) -> str:
     match = difflib.SequenceMatcher(None, line, text, autojunk=False).find_longest_match()
     return line[match.a:match.a + match.size].strip()
