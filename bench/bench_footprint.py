@@ -3,7 +3,7 @@
 Run (with the course's venv): python bench/bench_footprint.py [--quick] [--timeline] [--language de] [--interval 0.25]
 
 Each notebook runs as `./lab grade` runs a submission: papermill's command line with the course's engine
-(`python -m reservation_lab.authoring.papermill_engine IN OUT -k reservation-lab --engine reservation-lab`, kernels on
+(`python -m reservation_lab.jupyter.papermill_engine IN OUT -k reservation-lab --engine reservation-lab`, kernels on
 socket files), the notebook's own folder as the kernel's cwd, a run folder in a temporary directory and the
 notebook's defaults (`./lab run`'s: the lab in local mode with `pause_before_cleanup = False`; the exercises with
 `solutions = True`, graded with their defaults). `classroom.footprint.run_sampled` samples the papermill process and
@@ -34,10 +34,10 @@ import nbformat
 from common import load_line, machine_line, print_ratio
 
 from reservation_lab.authoring.builder import EXERCISES, LAB, Notebook, notebook_path
-from reservation_lab.authoring.kernel import ensure_kernel
-from reservation_lab.authoring.socket_kernels import papermill_command
 from reservation_lab.classroom.footprint import ProcessFootprint, Sample, Sampler, run_sampled
 from reservation_lab.course.parameters import DEFAULTS, EXERCISE_DEFAULTS
+from reservation_lab.jupyter.kernelspec import ensure_kernel
+from reservation_lab.jupyter.socket_kernels import papermill_command
 from reservation_lab.runtime.processes import processes_mentioning
 
 MIB = 2**20

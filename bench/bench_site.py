@@ -20,8 +20,8 @@ from pathlib import Path
 
 from common import load_line, machine_line, print_ratio, timed
 
-from reservation_lab.authoring.site import WEBSITE_DIR, build_site
 from reservation_lab.i18n import COURSE_LANGUAGES
+from reservation_lab.website.build import WEBSITE_DIR, build_site
 
 
 def sphinx_floor(folder: Path) -> None:

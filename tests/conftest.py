@@ -69,16 +69,16 @@ def client(dev_server: DevServer) -> Iterator[LabClient]:
 # notebooks, browser, papermill runs, benches: not part of the quick inner loop
 # Not in the inner loop (`-m quick`): notebooks, browser and papermill runs, the benches, and the whole-flow runs of
 # the drills and of steps 5-7 against the double (each starts several dev servers; they stay in `./lab test`).
-NOT_QUICK = ("tests/course/", "tests/authoring/", "tests/test_cli.py", "tests/test_bench_smoke.py", "notebooks/",
-             "tests/drills/", "tests/cloudflare_double/test_lab_on_the_double.py",
-             "tests/cloudflare_double/test_cleanup.py", "tests/classroom/test_drill.py",
-             "tests/classroom/test_learner.py")
+NOT_QUICK = ("tests/course/", "tests/authoring/", "tests/teaching/", "tests/website/", "tests/jupyter/",
+             "tests/test_cli.py", "tests/test_bench_smoke.py", "notebooks/", "tests/drills/",
+             "tests/cloudflare_double/test_lab_on_the_double.py", "tests/cloudflare_double/test_cleanup.py",
+             "tests/classroom/test_drill.py", "tests/classroom/test_learner.py")
 GERMAN_RUN_RECORD = "german-run.json"
 # The longest files go to the workers first, so neither waits alone at the end (pytest-xdist sends each file's
 # tests to one worker: --dist loadfile --no-loadscope-reorder; nbval's cells of a notebook share one kernel).
 LONGEST_FIRST = ("tests/classroom/test_drill.py", "tests/authoring/test_papermill_run.py", "notebooks/",
                  "tests/classroom/test_learner.py", "tests/course/test_browser.py",
-                 "tests/course/test_binder.py", "tests/authoring/test_nbgrader_course.py", "tests/exercises/",
+                 "tests/course/test_binder.py", "tests/teaching/test_nbgrader_course.py", "tests/exercises/",
                  "tests/drills/", "tests/course/", "tests/cloudflare_double/")
 
 

@@ -118,7 +118,7 @@ def execute_cells(nb: Any, cwd: Path, allow_errors: bool = True, timeout: int = 
     """Run a notebook in place with nbclient, the kernel on socket files like every unattended run of the course."""
     from nbclient import NotebookClient
 
-    from reservation_lab.authoring.socket_kernels import AsyncSocketFileKernelManager
+    from reservation_lab.jupyter.socket_kernels import AsyncSocketFileKernelManager
 
     NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, allow_errors=allow_errors,
                    kernel_manager_class=AsyncSocketFileKernelManager,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import yaml
 
-from reservation_lab.authoring.site import DEFAULT_OUTPUT
 from reservation_lab.paths import REPO_ROOT
+from reservation_lab.website.build import DEFAULT_OUTPUT
 from tests.support import with_environment_bin
 
 WORKFLOWS = sorted((REPO_ROOT / ".github" / "workflows").glob("*.yml"))

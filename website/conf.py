@@ -1,13 +1,13 @@
 """The course website's Sphinx configuration, the same for every language (built by `./lab site`).
 
-`authoring/site.py` builds each language separately (`-D language=<lang>`: Sphinx's and the theme's own words and
+`website/build.py` builds each language separately (`-D language=<lang>`: Sphinx's and the theme's own words and
 the search stemmer in that language) from a staged copy of the committed notebooks; the per-language values
 (title, repository and launch buttons, the language switcher's links) come from the extension
-`reservation_lab.authoring.site_sphinx`, which reads the `site.json` staged beside the pages.
+`reservation_lab.website.sphinx_extension`, which reads the `site.json` staged beside the pages.
 """
 
 project = "Durable Objects + SQLite"
-extensions = ["myst_nb", "reservation_lab.authoring.site_sphinx"]
+extensions = ["myst_nb", "reservation_lab.website.sphinx_extension"]
 exclude_patterns = ["site.json"]
 templates_path = ["_templates"]
 html_static_path = ["_static"]

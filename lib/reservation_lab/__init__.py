@@ -9,7 +9,11 @@
                                 experiments' workbench; the exercises' grader
     drills                      crash, load and bad-input drills
     course                      the facade the notebook cells import (`from reservation_lab import course as lab`)
-    authoring, classroom        authors' and teachers' tools: notebook builder, ./lab run, grade, nbgrader; the class
+    jupyter                     kernels and notebook plumbing: the named kernel, kernels on socket files, the
+                                papermill engine, ./lab jupyter (which driver runs which notebook: its docstring)
+    authoring                   for course authors: the notebook builder, translations, ./lab run
+    teaching, website, classroom
+                                for teachers: ./lab grade, ./lab nbgrader; the website (./lab site); the class
                                 drill on a real JupyterHub (./lab class)
     cli, __main__               the one command line (`python -m reservation_lab`, `./lab`)
 

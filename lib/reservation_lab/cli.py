@@ -109,14 +109,14 @@ def _cleanup(args: argparse.Namespace) -> int:
 
 
 def _kernel(args: argparse.Namespace) -> int:
-    from reservation_lab.authoring.kernel import ensure_kernel
+    from reservation_lab.jupyter.kernelspec import ensure_kernel
 
     print(ensure_kernel())
     return 0
 
 
 def _jupyter(args: argparse.Namespace) -> int:
-    from reservation_lab.authoring.jupyter import launch
+    from reservation_lab.jupyter.jupyterlab import launch
 
     launch(args.extra)
     return 0  # not reached: launch() replaces this process
@@ -136,7 +136,7 @@ def _parameters(args: argparse.Namespace) -> dict[str, object]:
 
 def _grade(args: argparse.Namespace) -> int:
     """Grade every learner notebook in a folder; print the table (CSV and JSON beside the runs)."""
-    from reservation_lab.authoring.grading import grade_all, render
+    from reservation_lab.teaching.marking import grade_all, render
 
     submissions = Path(args.submissions).resolve()
     out = Path(args.out).resolve() if args.out else submissions / "graded"
@@ -158,7 +158,7 @@ def _add_grade(sub: argparse._SubParsersAction) -> None:
 
 
 def _nbgrader(args: argparse.Namespace) -> int:
-    from reservation_lab.authoring.nbgrader_course import describe, write_course
+    from reservation_lab.teaching.nbgrader_course import describe, write_course
 
     folder = Path(args.folder).resolve()
     write_course(folder, args.language, _parameters(args))
@@ -175,7 +175,7 @@ def _add_nbgrader(sub: argparse._SubParsersAction) -> None:
 
 
 def _site(args: argparse.Namespace) -> int:
-    from reservation_lab.authoring.site import DEFAULT_OUTPUT, Launch, SiteError, build_site
+    from reservation_lab.website.build import DEFAULT_OUTPUT, Launch, SiteError, build_site
 
     try:
         front = build_site(Path(args.output).resolve() if args.output else DEFAULT_OUTPUT,

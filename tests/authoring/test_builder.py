@@ -165,7 +165,7 @@ def test_nbval_catches_a_changed_invariant(tmp_path: Path) -> None:
     def nbval(path: Path) -> int:
         return subprocess.run(
             [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env", "-p", "no:cacheprovider",
-             "-p", "reservation_lab.authoring.socket_kernels",
+             "-p", "reservation_lab.jupyter.socket_kernels",
              "--nbval-sanitize-with", str(NOTEBOOKS_DIR / "nbval-sanitize.cfg"), "-q", str(path),
              "-o", "addopts=", "--rootdir", str(tmp_path)],
             capture_output=True, text=True, timeout=180, cwd=tmp_path,

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from reservation_lab.authoring.kernel import KERNEL_NAME
-from reservation_lab.authoring.socket_kernels import papermill_command
+from reservation_lab.jupyter.kernelspec import KERNEL_NAME
+from reservation_lab.jupyter.socket_kernels import papermill_command
 from reservation_lab.paths import REPO_ROOT
 
 pytestmark = pytest.mark.slow

@@ -28,8 +28,8 @@ from typing import Any
 import httpx
 import pytest
 
-from reservation_lab.authoring.jupyter import jupyter_argv, terminal_env
 from reservation_lab.i18n import message
+from reservation_lab.jupyter.jupyterlab import jupyter_argv, terminal_env
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from reservation_lab.runtime.ports import LOOPBACK, free_port
 from reservation_lab.runtime.processes import environment_of
@@ -125,7 +125,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
            "JUPYTER_DATA_DIR": str(tmp / "data"), "JUPYTER_RUNTIME_DIR": runtime}
     log_path = tmp / "jupyter.log"
     # Kernels on socket files in the runtime folder (a short path: a socket's path has at most 107 bytes), not on
-    # TCP ports another worker's dev server can take before the kernel binds them (authoring/socket_kernels.py).
+    # TCP ports another worker's dev server can take before the kernel binds them (jupyter/socket_kernels.py).
     argv = jupyter_argv(["--port", str(port), f"--IdentityProvider.token={token}", "--ServerApp.port_retries=0",
                          "--ServerKernelManager.transport=ipc",
                          f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={tmp / 'workspaces'}"],

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from reservation_lab.authoring.jupyter import terminal_env
+from reservation_lab.jupyter.jupyterlab import terminal_env
 from reservation_lab.paths import REPO_ROOT
 from reservation_lab.runtime.ports import free_port, port_is_free
 from reservation_lab.runtime.processes import group_members, stop_process_group

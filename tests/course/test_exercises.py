@@ -1,5 +1,5 @@
 """course.exercises: `lab.grade`, `lab.hint`, `lab.stop_grading` in a session, in the learner's language (the whole
-exercises notebook runs under papermill in tests/authoring/test_grading.py)."""
+exercises notebook runs under papermill in tests/teaching/test_marking.py)."""
 
 from __future__ import annotations
 

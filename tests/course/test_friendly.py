@@ -11,10 +11,10 @@ import pytest
 from nbclient.exceptions import CellExecutionError
 
 from reservation_lab.authoring import builder
-from reservation_lab.authoring.papermill_engine import papermill_engine
 from reservation_lab.course.friendly import friendly_traceback, lab_names
 from reservation_lab.errors import DevServerError, InvariantError, LabError, PortBusyError, ToolchainError
 from reservation_lab.i18n import COURSE_LANGUAGES, message
+from reservation_lab.jupyter.papermill_engine import papermill_engine
 from tests.support import ANSI, execute_cells, printed
 
 
@@ -180,7 +180,7 @@ def test_the_courses_kernel_explains_a_cell_run_before_the_setup_cell(tmp_path: 
     """The `reservation-lab` kernel loads course.kernel_extension: a cell that reads a name the course defines,
     run before the setup cell, gets the short hint (in the notebook's `language` once its parameters cell ran;
     English before that), not a raw NameError traceback."""
-    from reservation_lab.authoring.kernel import EXTENSION, KERNEL_NAME, kernel_dir
+    from reservation_lab.jupyter.kernelspec import EXTENSION, KERNEL_NAME, kernel_dir
 
     assert EXTENSION in kernel_dir().joinpath("kernel.json").read_text()
     nb = notebook("print(run)", "language = 'pt'", "print(server)")

@@ -19,11 +19,11 @@ import httpx
 import pytest
 
 from reservation_lab.authoring.builder import SOURCE_DIR, TERMINAL, languages, terminal_block
-from reservation_lab.authoring.jupyter import terminal_env
 from reservation_lab.cloudflare_double.double import CloudflareDouble
 from reservation_lab.cloudflare_double.scenarios import SCENARIOS
 from reservation_lab.domain.config import write_cleanup_config, write_wrangler_config
 from reservation_lab.domain.runs import RunFolder, create_run_folder
+from reservation_lab.jupyter.jupyterlab import terminal_env
 from reservation_lab.runtime.ports import free_port
 from reservation_lab.runtime.processes import group_members, stop_process_group
 from reservation_lab.runtime.waiting import wait_until

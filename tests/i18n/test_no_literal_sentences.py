@@ -17,7 +17,7 @@ from reservation_lab.authoring.builder import load_cells
 from reservation_lab.paths import PACKAGE_DIR
 
 AUTHOR_TOOLS = {"cli.py", "drills", "builder.py", "nbgrader_course.py", "translations.py", "lockfile.py", "i18n",
-                "site.py", "__main__.py", "kernel.py", "jupyter.py"}
+                "build.py", "__main__.py", "kernelspec.py", "jupyterlab.py"}  # build.py: website/build.py
 SENTENCE = re.compile(r"[A-Za-zÀ-ÿ]{2,}[ ,;:]+[A-Za-zÀ-ÿ]{2,}")
 OUTPUT_CALLS = {"print", "write", "display", "add_note"}
 # Exceptions that are not the learner's to read: Python's own wording (a NameError the friendly handler

@@ -165,7 +165,7 @@ def test_every_wrangler_command_and_terminal_gets_nodes_compile_cache(tmp_path: 
     """wrangler's bundle is compiled once per pin, not once per command: the environments of the helpers' wrangler
     and of the course's terminals name the cache beside node_modules (a learner's own NODE_COMPILE_CACHE wins), and
     a wrangler command run with it leaves an entry there for the bundle."""
-    from reservation_lab.authoring.jupyter import terminal_env
+    from reservation_lab.jupyter.jupyterlab import terminal_env
     from reservation_lab.runtime.wrangler import run_wrangler, warm_compile_cache, wrangler_env
 
     assert wrangler_env(tmp_path / "logs")["NODE_COMPILE_CACHE"] == str(toolchain.COMPILE_CACHE)

@@ -23,10 +23,10 @@ from typing import Any
 import nbformat
 import yaml
 
-from reservation_lab.authoring.kernel import DISPLAY_NAME, KERNEL_NAME
 from reservation_lab.course.files import MAGIC, cell_text
 from reservation_lab.course.friendly import CELL_NAMES
 from reservation_lab.course.parameters import DEFAULTS, EXERCISE_DEFAULTS, parameters_source
+from reservation_lab.jupyter.kernelspec import DISPLAY_NAME, KERNEL_NAME
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from reservation_lab.runtime.redact import redact
 
@@ -250,7 +250,7 @@ def scrub_outputs(nb, workdirs: list[Path]) -> None:
 def execute(language: str, timeout: int = 600, notebook: Notebook = LAB) -> Path:
     """Run one notebook top to bottom for real (local mode) through papermill, like every other execution of the
     course, and store its scrubbed outputs (papermill's own metadata goes with the scrub)."""
-    from reservation_lab.authoring.papermill_engine import execute as run_notebook
+    from reservation_lab.jupyter.papermill_engine import execute as run_notebook
 
     path = notebook_path(language, notebook)
     with tempfile.TemporaryDirectory() as tmp:

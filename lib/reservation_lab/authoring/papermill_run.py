@@ -53,7 +53,7 @@ def run_course(
     check_known(overrides)
     import papermill
 
-    from reservation_lab.authoring.papermill_engine import execute
+    from reservation_lab.jupyter.papermill_engine import execute
 
     if log_output:  # papermill streams each cell's output through its logger
         logging.basicConfig(level=logging.WARNING, format="%(message)s")

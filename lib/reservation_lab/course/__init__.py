@@ -2,12 +2,13 @@
 
 Cells write `from reservation_lab import course as lab` and call `lab.<name>(...)` for everything (d2l style);
 `__all__` below is the whole surface a learner meets. May import every layer below it (domain, runtime, race, cloud,
-i18n); only `authoring` and `cli` import it. Its modules: `session` (`lab.start`: the run, its context and ledger,
-and everything the session starts, stopped together), `bound` (the lower layers' helpers passed the session's
-context), `two_clients` (one notebook in two tabs), `kernel_extension` (errors explained from the kernel's start),
-`cloud_mode` (which Cloudflare steps 5-7 use), `experiments`, `exercises` (grading), `display` (what cells show),
-`files` (`%%lab_file`), `friendly` (errors in the learner's language), `parameters` (the papermill defaults). The
-authors' tools live in `authoring`."""
+i18n); only the rooms above it (`jupyter`, `authoring`, `teaching`, `classroom`) and `cli` import it. Its modules:
+`session` (`lab.start`: the run, its context and ledger, and everything the session starts, stopped together),
+`bound` (the lower layers' helpers passed the session's context), `two_clients` (one notebook in two tabs),
+`kernel_extension` (errors explained from the kernel's start), `cloud_mode` (which Cloudflare steps 5-7 use),
+`experiments`, `exercises` (grading), `display` (what cells show), `files` (`%%lab_file`), `friendly` (errors in the
+learner's language), `parameters` (the papermill defaults). The authors' tools live in `authoring`, the teachers' in
+`teaching`."""
 
 from reservation_lab.cloud.verify import CLOUD_WORKSHOP
 from reservation_lab.course.bound import (

@@ -1,4 +1,4 @@
-"""The course's kernel (`reservation-lab`) loads this IPython extension at start (authoring.kernel adds `--ext` to
+"""The course's kernel (`reservation-lab`) loads this IPython extension at start (jupyter.kernelspec adds `--ext` to
 its kernel.json): lab errors are explained in the learner's language from the first cell on, also one run before
 the setup cell (a NameError for a name the course defines: "run the cells above first")."""
 

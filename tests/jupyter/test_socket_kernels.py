@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from jupyter_client.manager import KernelManager
 
-from reservation_lab.authoring.socket_kernels import SocketFileKernelManager, papermill_command
+from reservation_lab.jupyter.socket_kernels import SocketFileKernelManager, papermill_command
 
 TRANSPORT = "import ipykernel.connect, json; print(json.loads(ipykernel.connect.get_connection_info())['transport'])"
 

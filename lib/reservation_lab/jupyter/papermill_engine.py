@@ -2,7 +2,7 @@
 
 Every unattended run of the course goes through it: `./lab run` and `./lab build execute` in this process
 (`execute`: the course's kernel, this engine, no progress bar), `./lab grade` through papermill's own command line
-with the engine registered (`python -m reservation_lab.authoring.papermill_engine IN OUT --engine reservation-lab`).
+with the engine registered (`python -m reservation_lab.jupyter.papermill_engine IN OUT --engine reservation-lab`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 
 from papermill.engines import NBClientEngine, papermill_engines
 
-from reservation_lab.authoring.kernel import ensure_kernel
-from reservation_lab.authoring.socket_kernels import ENGINE, AsyncSocketFileKernelManager
+from reservation_lab.jupyter.kernelspec import ensure_kernel
+from reservation_lab.jupyter.socket_kernels import ENGINE, AsyncSocketFileKernelManager
 
 
 class SocketFileEngine(NBClientEngine):

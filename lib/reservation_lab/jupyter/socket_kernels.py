@@ -7,9 +7,9 @@ replying to kernel_info"). `./lab grade` starts kernels in parallel and the test
 servers open ports, so that happens. Kernels started here use ZeroMQ's `ipc` transport instead: Unix socket files
 in a folder of their own (mode 0700, removed at shutdown), which nobody else can take. POSIX only, as the course.
 
-Used by papermill through its engine `reservation-lab` (authoring/papermill_engine.py), by nbclient as
+Used by papermill through its engine `reservation-lab` (jupyter/papermill_engine.py), by nbclient as
 `kernel_manager_class=AsyncSocketFileKernelManager`, and by nbval through this module as a pytest plugin
-(`-p reservation_lab.authoring.socket_kernels`, in pyproject's addopts). A learner's JupyterLab keeps TCP: it starts
+(`-p reservation_lab.jupyter.socket_kernels`, in pyproject's addopts). A learner's JupyterLab keeps TCP: it starts
 one kernel at a time. Imports jupyter_client only (the plugin loads in every pytest process).
 """
 
@@ -55,7 +55,7 @@ class AsyncSocketFileKernelManager(SocketFiles, AsyncKernelManager):
 
 def papermill_command(*arguments: str) -> list[str]:
     """papermill's command line with these kernels (papermill_engine.py): `python -m … ARGUMENTS --engine …`."""
-    return [sys.executable, "-m", "reservation_lab.authoring.papermill_engine", *arguments, "--engine", ENGINE]
+    return [sys.executable, "-m", "reservation_lab.jupyter.papermill_engine", *arguments, "--engine", ENGINE]
 
 
 def pytest_configure(config: Any) -> None:

@@ -94,7 +94,7 @@ def terminal_rc() -> Path:
              "unset " + " ".join(sorted(AGENT_VARIABLES))]
     rc = Path(sys.prefix) / "share" / "reservation-lab" / "terminal.bashrc"
     rc.parent.mkdir(parents=True, exist_ok=True)
-    header = "# Written by reservation_lab.authoring.jupyter for JupyterLab's terminals.\n"
+    header = "# Written by reservation_lab.jupyter.jupyterlab for JupyterLab's terminals.\n"
     rc.write_text(header + "\n".join(lines) + "\n")
     return rc
 

@@ -13,10 +13,10 @@ import nbformat
 import pytest
 
 from reservation_lab.authoring.builder import EXERCISES, notebook_path
-from reservation_lab.authoring.grading import tampered_cells
 from reservation_lab.course.files import MAGIC
 from reservation_lab.exercises.catalog import exercise, exercises
 from reservation_lab.i18n.catalog import template
+from reservation_lab.teaching.marking import tampered_cells
 from tests.support import english_lines, output_text
 
 GRADES = [f"grade_{name}" for name in exercises()]

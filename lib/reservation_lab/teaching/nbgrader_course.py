@@ -24,10 +24,10 @@ import nbformat
 from nbgrader.preprocessors import Execute
 
 from reservation_lab.authoring.builder import EXERCISES, notebook_path, render
-from reservation_lab.authoring.socket_kernels import AsyncSocketFileKernelManager
 from reservation_lab.course.files import MAGIC
 from reservation_lab.course.parameters import EXERCISE_DEFAULTS, check_known, parameters_source
 from reservation_lab.exercises.catalog import Exercise, exercises
+from reservation_lab.jupyter.socket_kernels import AsyncSocketFileKernelManager
 
 ASSIGNMENT = "reservations"
 POINTS = 1  # per exercise
@@ -37,7 +37,7 @@ OPEN = "/* the learner's version, which nbgrader keeps:"  # the comment around t
 
 
 class SocketFileExecute(Execute):
-    """nbgrader's Execute preprocessor with the kernel on socket files (authoring/socket_kernels.py)."""
+    """nbgrader's Execute preprocessor with the kernel on socket files (jupyter/socket_kernels.py)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["kernel_manager_class"] = AsyncSocketFileKernelManager
@@ -122,7 +122,7 @@ CONFIG = '''\
 from nbgrader.converters.autograde import Autograde
 from nbgrader.preprocessors import Execute
 
-from reservation_lab.authoring.nbgrader_course import SocketFileExecute
+from reservation_lab.teaching.nbgrader_course import SocketFileExecute
 
 c = get_config()  # noqa: F821 (nbgrader's config loader provides it)
 c.CourseDirectory.course_id = "reservation-lab-{language}"

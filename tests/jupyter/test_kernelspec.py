@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from reservation_lab.authoring.kernel import DISPLAY_NAME, EXTENSION, KERNEL_NAME, QUIET, ensure_kernel, kernel_dir
+from reservation_lab.jupyter.kernelspec import DISPLAY_NAME, EXTENSION, KERNEL_NAME, QUIET, ensure_kernel, kernel_dir
 
 
 def test_ensure_kernel_installs_and_is_idempotent(tmp_path: Path) -> None:

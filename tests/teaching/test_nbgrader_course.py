@@ -13,10 +13,10 @@ import pytest
 from nbgrader.api import Gradebook
 
 from reservation_lab.authoring.builder import EXERCISES, notebook_path
-from reservation_lab.authoring.kernel import ensure_kernel
-from reservation_lab.authoring.nbgrader_course import ASSIGNMENT, BEGIN, END, OPEN, teacher_source, write_course
 from reservation_lab.exercises.catalog import exercises
 from reservation_lab.i18n import message
+from reservation_lab.jupyter.kernelspec import ensure_kernel
+from reservation_lab.teaching.nbgrader_course import ASSIGNMENT, BEGIN, END, OPEN, teacher_source, write_course
 from tests.support import with_environment_bin
 
 NAMES = list(exercises())

@@ -23,10 +23,10 @@ from typing import Any
 import nbformat
 
 from reservation_lab.authoring.builder import CHECK_TAG, EXERCISES, LAB, Notebook, notebook_path
-from reservation_lab.authoring.kernel import ensure_kernel
-from reservation_lab.authoring.socket_kernels import papermill_command
 from reservation_lab.domain.ledger import LEDGER_FILE
 from reservation_lab.errors import LabError
+from reservation_lab.jupyter.kernelspec import ensure_kernel
+from reservation_lab.jupyter.socket_kernels import papermill_command
 
 GUARDED = re.compile(r"^(setup|parameters|grade-[a-z]+|stop-grading)$")  # cells a learner must not change
 TIMEOUT = 900  # seconds one submission may run

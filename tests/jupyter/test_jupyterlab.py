@@ -16,8 +16,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from reservation_lab.authoring import jupyter
-from reservation_lab.authoring.jupyter import (
+from reservation_lab.cli import main
+from reservation_lab.domain.config import new_run_name
+from reservation_lab.jupyter import jupyterlab as jupyter
+from reservation_lab.jupyter.jupyterlab import (
     WORKSPACE_DIR,
     course_notebooks,
     jupyter_argv,
@@ -25,8 +27,6 @@ from reservation_lab.authoring.jupyter import (
     workspace_argv,
     workspace_line,
 )
-from reservation_lab.cli import main
-from reservation_lab.domain.config import new_run_name
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT, RUNS_DIR
 from tests.support import output_text
 
@@ -148,8 +148,8 @@ def test_run_all_in_the_workspace_leaves_the_repository_unchanged(tmp_path: Path
     are in the learner's copy; the committed notebooks and `git status` are as before (run folders are in .runs/,
     ignored). The experiments are skipped, as in the other whole runs; the other parameters are the local defaults
     (the run folder named here only so the test can remove it)."""
-    from reservation_lab.authoring.kernel import KERNEL_NAME
-    from reservation_lab.authoring.papermill_engine import execute
+    from reservation_lab.jupyter.kernelspec import KERNEL_NAME
+    from reservation_lab.jupyter.papermill_engine import execute
 
     status = ["status", "--porcelain", "--untracked-files=all"]
     notebooks_before, everything_before = git(*status, "--", "notebooks"), set(git(*status).splitlines())

@@ -1,4 +1,4 @@
-"""The course website (authoring/site.py, `./lab site`): built offline from the committed notebooks, read in a
+"""The course website (website/build.py, `./lab site`): built offline from the committed notebooks, read in a
 real browser.
 
 One build for the module (about 8 s), with a repository and a JupyterHub so that every launch button exists, run
@@ -28,8 +28,11 @@ from urllib.parse import unquote, urldefrag
 
 import pytest
 
-from reservation_lab.authoring import site
-from reservation_lab.authoring.site import (
+from reservation_lab.i18n import COURSE_LANGUAGES, describe, language_name, message, plural
+from reservation_lab.i18n.catalog import entries
+from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
+from reservation_lab.website import build as site
+from reservation_lab.website.build import (
     EXERCISES_PAGE,
     LAB_PAGE,
     Launch,
@@ -38,9 +41,6 @@ from reservation_lab.authoring.site import (
     index_page,
     sphinx_locale,
 )
-from reservation_lab.i18n import COURSE_LANGUAGES, describe, language_name, message, plural
-from reservation_lab.i18n.catalog import entries
-from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
 from tests.support import chromium_browser, english_lines, with_environment_bin
 
 REPOSITORY = "https://github.com/example-school/reservation-lab"

@@ -1,6 +1,6 @@
 """The Sphinx extension of the course website (website/conf.py loads it; `./lab site` builds with it).
 
-Reads the `site.json` that `authoring/site.py` stages beside one language's pages and sets what differs per
+Reads the `site.json` that `website/build.py` stages beside one language's pages and sets what differs per
 language: the title, the repository and launch buttons (Binder, a JupyterHub), the language switcher's links,
 the pages' `hreflang` alternates, and the theme's own words in the page's language (the catalogs' [theme]).
 Adds the `lab-cell` lexer: a `%%lab_file <path>` cell is highlighted as the file it writes (JavaScript, JSONC),

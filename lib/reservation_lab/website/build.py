@@ -5,7 +5,7 @@ Each language is its own Sphinx build (its search index and stemmer, Sphinx's an
 language) of a staged folder: the lab and exercises notebooks with their stored, nbval-checked outputs (nothing runs
 while the site is built), each text cell given a language-neutral anchor `cell-<page>-<cell id>` (the language
 switcher keeps the reader's place with it), and an index page written from the catalogs' [site] sentences.
-A front page links the languages. The configuration is website/conf.py (with authoring/site_sphinx.py).
+A front page links the languages. The configuration is website/conf.py (with website/sphinx_extension.py).
 
     python -m reservation_lab site [--output build/site] [--repository https://github.com/OWNER/NAME]
                                    [--branch main] [--jupyterhub https://hub.example.edu]
