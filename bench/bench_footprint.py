@@ -2,7 +2,7 @@
 
 Run (with the course's venv): python bench/bench_footprint.py [--quick] [--timeline] [--language de] [--interval 0.25]
 
-Each notebook runs as `./lab grade` runs a submission: papermill's command line with the course's engine
+Each notebook runs as `./lab mark` runs a submission: papermill's command line with the course's engine
 (`python -m reservation_lab.jupyter.papermill_engine IN OUT -k reservation-lab --engine reservation-lab`, kernels on
 socket files), the notebook's own folder as the kernel's cwd, a run folder in a temporary directory and the
 notebook's defaults (`./lab run`'s: the lab in local mode with `pause_before_cleanup = False`; the exercises with

@@ -13,7 +13,7 @@
                                 papermill engine, ./lab jupyter (which driver runs which notebook: its docstring)
     authoring                   for course authors: the notebook builder, translations, ./lab run
     teaching, website, classroom
-                                for teachers: ./lab grade, ./lab nbgrader; the website (./lab site); the class
+                                for teachers: ./lab mark, ./lab nbgrader; the website (./lab site); the class
                                 drill on a real JupyterHub (./lab class)
     cli, __main__               the one command line (`python -m reservation_lab`, `./lab`)
 

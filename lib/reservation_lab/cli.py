@@ -134,27 +134,27 @@ def _parameters(args: argparse.Namespace) -> dict[str, object]:
     return {name: yaml.safe_load(value) for name, value in args.parameter}
 
 
-def _grade(args: argparse.Namespace) -> int:
+def _mark(args: argparse.Namespace) -> int:
     """Grade every learner notebook in a folder; print the table (CSV and JSON beside the runs)."""
-    from reservation_lab.teaching.marking import grade_all, render
+    from reservation_lab.teaching.marking import mark_all, render
 
     submissions = Path(args.submissions).resolve()
-    out = Path(args.out).resolve() if args.out else submissions / "graded"
-    results = grade_all(submissions, out, args.language, _parameters(args), jobs=args.jobs, timeout=args.timeout)
+    out = Path(args.out).resolve() if args.out else submissions / "marked"
+    results = mark_all(submissions, out, args.language, _parameters(args), jobs=args.jobs, timeout=args.timeout)
     print(render(results))
-    print(f"\n{out / 'grades.csv'}\n{out / 'grades.json'}")
+    print(f"\n{out / 'marks.csv'}\n{out / 'marks.json'}")
     return 0
 
 
-def _add_grade(sub: argparse._SubParsersAction) -> None:
-    grade = sub.add_parser("grade", help="a teacher's run: every learner notebook in a folder, a table learner x check")
+def _add_mark(sub: argparse._SubParsersAction) -> None:
+    grade = sub.add_parser("mark", help="a teacher's run: every learner notebook in a folder, a table learner x check")
     grade.add_argument("submissions", help="a folder of learner notebooks (*.ipynb; the file name names the learner)")
     grade.add_argument("--language", default="de", choices=COURSE_LANGUAGES)
-    grade.add_argument("--out", help="where the runs, grades.csv and grades.json go (default: SUBMISSIONS/graded)")
+    grade.add_argument("--out", help="where the runs, marks.csv and marks.json go (default: SUBMISSIONS/graded)")
     grade.add_argument("--jobs", type=int, help="notebooks run at the same time (default: half the cores)")
     grade.add_argument("--timeout", type=float, default=900, help="seconds one notebook may run (then: hung)")
     _add_parameter_option(grade, "a notebook parameter for every run (YAML value), e.g. -p seed 7 -p workloads 10")
-    grade.set_defaults(func=_grade)
+    grade.set_defaults(func=_mark)
 
 
 def _nbgrader(args: argparse.Namespace) -> int:
@@ -284,7 +284,7 @@ def parser() -> argparse.ArgumentParser:
     clean.add_argument("--workdir", required=True, help="the run folder (its wrangler.jsonc names Worker, account)")
     clean.set_defaults(func=_cleanup)
     _add_drills(sub)
-    _add_grade(sub)
+    _add_mark(sub)
     _add_nbgrader(sub)
     _add_translations(sub)
     _add_site(sub)

@@ -148,7 +148,7 @@ def test_the_setup_cell_starts_the_session_in_the_notebooks_language() -> None:
     for language in ("de", "pt", "es"):
         nb = nbformat.read(builder.notebook_path(language), as_version=4)
         setup = next(cell for cell in nb.cells if cell.id == "setup")
-        assert "session = lab.start(language, workdir, grading=grading)" in setup.source
+        assert "session = lab.start(language, workdir, record_only=record_only)" in setup.source
         assert "run = session.run" in setup.source
 
 

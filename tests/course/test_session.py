@@ -1,6 +1,6 @@
-"""course.session: the session is the only context. Two sessions in one process, in different languages and grading
-modes, each keep their own language, ledger, command display and cloud environment; nothing leaks from one into the
-other, and nothing below the course layer keeps any of it."""
+"""course.session: the session is the only context. Two sessions in one process, in different languages and modes (a
+learner's, a teacher's record-only), each keep their own language, ledger, command display and cloud environment;
+nothing leaks from one into the other, and nothing below the course layer keeps any of it."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from reservation_lab.runtime.commands import announce, wrangler_words
 from reservation_lab.runtime.context import QUIET
 
 
-def test_two_sessions_keep_their_own_language_ledger_and_grading_mode(tmp_path: Path,
+def test_two_sessions_keep_their_own_language_ledger_and_record_only_mode(tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    grading = lab.start("de", tmp_path / "teacher", grading=True)  # a teacher's run: failures recorded, printed
+    teacher = lab.start("de", tmp_path / "teacher", record_only=True)  # a teacher's run: failures recorded, printed
     lab.check_equal("naive_serial", True, False)
     assert message("invariants.no", "de") in capsys.readouterr().out  # "nein", printed: the run goes on
     learner = lab.start("es", tmp_path / "learner")  # the next setup cell: a learner's run, in Spanish
@@ -30,11 +30,11 @@ def test_two_sessions_keep_their_own_language_ledger_and_grading_mode(tmp_path: 
         lab.check_equal("atomic_serial", True, False)
     assert raised.value.message.key == "invariants.not_equal"
     assert "sí" in raised.value.localized(learner.language)
-    assert [e["label"] for e in grading.ledger.entries] == ["naive_serial"]  # the learner's check is not there
+    assert [e["label"] for e in teacher.ledger.entries] == ["naive_serial"]  # the learner's check is not there
     assert [e["label"] for e in learner.ledger.entries] == ["atomic_serial"]
-    assert (grading.run.root / LEDGER_FILE).exists() and (learner.run.root / LEDGER_FILE).exists()
-    assert (grading.context.language, grading.ledger.grading) == ("de", True)  # the old session kept its own
-    assert (learner.context.language, learner.ledger.grading) == ("es", False)
+    assert (teacher.run.root / LEDGER_FILE).exists() and (learner.run.root / LEDGER_FILE).exists()
+    assert (teacher.context.language, teacher.ledger.record_only) == ("de", True)  # the old session kept its own
+    assert (learner.context.language, learner.ledger.record_only) == ("es", False)
 
 
 def test_each_sessions_context_is_passed_and_nothing_else_is_read(tmp_path: Path,

@@ -1,4 +1,4 @@
-"""domain.ledger: every check is recorded; in grading mode a failed check is shown and does not stop the run."""
+"""domain.ledger: every check is recorded; in a record-only run a failed check is shown and does not stop the run."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def test_a_learner_stops_at_the_first_failed_check_and_the_ledger_has_both(tmp_p
          "actual": {"accepted": 3, "rejected": 7, "highestReserved": 3}}]
 
 
-def test_in_grading_mode_a_failed_check_is_shown_in_the_language_and_the_run_goes_on(
+def test_in_a_record_only_run_a_failed_check_is_shown_in_the_language_and_the_run_goes_on(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ledger = Ledger(True, tmp_path / LEDGER_FILE)
     check_equal("naive_serial", True, False, ledger=ledger, language="es")

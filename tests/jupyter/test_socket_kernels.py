@@ -71,7 +71,7 @@ def test_a_socket_file_kernel_has_no_port_to_lose_and_leaves_no_file() -> None:
 
 
 def test_papermill_on_the_command_line_runs_the_engine(tmp_path: Path) -> None:
-    """papermill's command line with the engine (how `./lab grade` runs each submission) starts a socket-file
+    """papermill's command line with the engine (how `./lab mark` runs each submission) starts a socket-file
     kernel."""
     nb = nbformat.v4.new_notebook()
     nb.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}

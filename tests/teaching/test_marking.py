@@ -1,4 +1,4 @@
-"""`./lab grade`: a folder with a correct, a wrong, a crashing and a tampered learner notebook gives the right table;
+"""`./lab mark`: a folder with a correct, a wrong, a crashing and a tampered learner notebook gives the right table;
 one learner's failure does not touch another's grade."""
 
 from __future__ import annotations
@@ -44,34 +44,34 @@ def tampers(cells: dict) -> None:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+def marked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     folder = tmp_path_factory.mktemp("submissions")
     submission(folder, "ana", solved)
     submission(folder, "ben", lambda cells: None)  # the stubs as shipped
     submission(folder, "cleo", crashes)
     submission(folder, "dan", tampers)
-    command = [sys.executable, "-m", "reservation_lab", "grade", str(folder), "--language", "de", "--jobs", "2",
+    command = [sys.executable, "-m", "reservation_lab", "mark", str(folder), "--language", "de", "--jobs", "2",
                "-p", "workloads", "3", "-p", "grade_seconds", "3"]
     proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return folder / "graded", proc.stdout
+    return folder / "marked", proc.stdout
 
 
-def test_the_table_says_who_passed_what(graded: tuple[Path, str]) -> None:
-    out, shown = graded
-    rows = {row["learner"]: row for row in csv.DictReader((out / "grades.csv").open())}
-    assert {name: rows[name]["status"] for name in rows} == {"ana": "graded", "ben": "graded", "cleo": "crashed",
+def test_the_table_says_who_passed_what(marked: tuple[Path, str]) -> None:
+    out, shown = marked
+    rows = {row["learner"]: row for row in csv.DictReader((out / "marks.csv").open())}
+    assert {name: rows[name]["status"] for name in rows} == {"ana": "marked", "ben": "marked", "cleo": "crashed",
                                                              "dan": "tampered"}
     assert [rows["ana"][label] for label in GRADES] == ["1"] * 4
     assert [rows["ben"][label] for label in GRADES] == ["0"] * 4
     assert rows["cleo"]["grade_guard"] == "1" and rows["cleo"]["grade_naive"] == ""  # stopped after exercise 2
     assert rows["dan"]["detail"] == "grade-guard" and [rows["dan"][label] for label in GRADES] == [""] * 4
-    assert "ana" in shown and "✓" in shown and "✗" in shown and str(out / "grades.csv") in shown
+    assert "ana" in shown and "✓" in shown and "✗" in shown and str(out / "marks.csv") in shown
 
 
-def test_the_json_keeps_every_check_with_what_was_expected_and_found(graded: tuple[Path, str]) -> None:
-    out, _ = graded
-    results = {result["learner"]: result for result in json.loads((out / "grades.json").read_text())}
+def test_the_json_keeps_every_check_with_what_was_expected_and_found(marked: tuple[Path, str]) -> None:
+    out, _ = marked
+    results = {result["learner"]: result for result in json.loads((out / "marks.json").read_text())}
     ben = {check["label"]: check for check in results["ben"]["checks"]}
     assert ben["grade_guard"] == {"label": "grade_guard", "passed": False, "expected": "passed",
                                   "actual": "overbooking"}
@@ -80,9 +80,9 @@ def test_the_json_keeps_every_check_with_what_was_expected_and_found(graded: tup
     assert (out / "ana" / "ana.ipynb").exists() and not (out / "dan").exists()  # a tampered notebook never runs
 
 
-def test_the_solved_notebook_reads_german_and_leaves_nothing_running(graded: tuple[Path, str]) -> None:
+def test_the_solved_notebook_reads_german_and_leaves_nothing_running(marked: tuple[Path, str]) -> None:
     """ana's executed notebook: every grade says passed in German, no English line, the grading server gone."""
-    out, _ = graded
+    out, _ = marked
     cells = {cell.id: cell for cell in nbformat.read(out / "ana" / "ana.ipynb", as_version=4).cells
              if cell.cell_type == "code"}
     for name in exercises():
@@ -102,6 +102,6 @@ def test_an_unchanged_notebook_is_not_tampered_and_an_edited_check_cell_is() -> 
 
 
 def test_an_empty_folder_says_what_to_put_there(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "reservation_lab", "grade", str(tmp_path)], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "reservation_lab", "mark", str(tmp_path)], capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode != 0 and "*.ipynb" in proc.stderr

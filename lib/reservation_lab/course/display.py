@@ -105,11 +105,11 @@ def plot_race(race: Race, language: str | None = None) -> None:
 
 
 def write_report(run: RunFolder, **data: Any) -> dict[str, Any]:
-    """Write report.json into the run folder (read by `./lab run` and `./lab grade`): `data`, whether this was a
-    grading run, and the session's check ledger (`checks`: label, passed, expected, actual of every check).
+    """Write report.json into the run folder (read by `./lab run` and `./lab mark`): `data`, whether this was a
+    record-only run, and the session's check ledger (`checks`: label, passed, expected, actual of every check).
     Returns the report with the ledger counted (`checks`: passed and failed), which reads the same in every run."""
     ledger = current().ledger
-    report = {"run": run.name, **data, "grading": ledger.grading}
+    report = {"run": run.name, **data, "record_only": ledger.record_only}
     (run.root / "report.json").write_text(json.dumps({**report, "checks": ledger.entries}, indent=2) + "\n")
     passed = sum(entry["passed"] for entry in ledger.entries)
     return {**report, "checks": {"passed": passed, "failed": len(ledger.entries) - passed}}

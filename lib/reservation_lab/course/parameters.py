@@ -23,7 +23,7 @@ DEFAULTS: dict[str, Any] = {
     "workdir": "",
     "language": "de",
     "pause_before_cleanup": True,  # a real-cloud Run All stops before step 7 (papermill runs pass False)
-    "grading": False,  # a teacher's run (./lab grade): every check recorded in report.json, none stops the run
+    "record_only": False,  # a teacher's run (./lab mark): every check recorded in report.json, none stops the run
 }
 
 
@@ -34,7 +34,7 @@ EXERCISE_DEFAULTS: dict[str, Any] = {  # the exercises notebook's parameters
     "seed": 0,  # the grader's search: the same seed finds the same failing workload again
     "workloads": 30,  # how many workloads a grade generates at most (more: slower, more thorough)
     "grade_seconds": 50,  # how long a grade may search and shrink
-    "grading": False,  # a teacher's run (./lab grade): every grade recorded in report.json
+    "record_only": False,  # a teacher's run (./lab mark): every grade recorded in report.json
 }
 
 

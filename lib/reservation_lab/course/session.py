@@ -64,11 +64,11 @@ class Session:
 _CURRENT: dict[str, Session | None] = {"session": None}
 
 
-def start(language: str, workdir: str | Path = "", grading: bool = False) -> Session:
+def start(language: str, workdir: str | Path = "", record_only: bool = False) -> Session:
     """End the previous session, then start this one: its language, its own run folder (`.runs/<run name>` by
     default, or `workdir`), errors shown in the language, and in a notebook every command shown and `%%lab_file`.
 
-    `grading` (a teacher's run, `./lab grade`): every check is recorded in the run's ledger and a failed one does
+    `record_only` (a teacher's run, `./lab mark`): every check is recorded in the run's ledger and a failed one does
     not stop the notebook (domain.ledger). A new run on purpose: the run's SQLite state is durable, so a second pass
     over an old run would meet a full workshop and fail the burst invariants. The setup cell also names any earlier
     run of this checkout that deployed to Cloudflare and was never proven deleted, with the command that deletes it.
@@ -79,7 +79,7 @@ def start(language: str, workdir: str | Path = "", grading: bool = False) -> Ses
         previous.stop()
     run = create_run_folder(workdir or None)
     session = Session(run=run, context=Context(language=language, show_commands=_in_kernel()),
-                      ledger=Ledger(grading, run.root / LEDGER_FILE))
+                      ledger=Ledger(record_only, run.root / LEDGER_FILE))
     _CURRENT["session"] = session
     friendly_errors(error_language_and_run)  # as the course's kernel did at its start (course.kernel_extension)
     for earlier in runs_left_deployed():

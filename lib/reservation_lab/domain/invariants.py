@@ -127,7 +127,7 @@ def check_equal(label: str, actual: Any, expected: Any, ledger: Ledger | None = 
                 **values: Any) -> None:
     """Assert actual == expected; `label` names what was compared: a key of the catalog's `checks` section
     (with the `values` of its placeholders), so the failure reads in the learner's language. With a `ledger` the
-    check is recorded there, and a grading ledger prints a failure (in `language`) instead of raising."""
+    check is recorded there, and a record-only ledger prints a failure (in `language`) instead of raising."""
     label_message = Message(f"checks.{label}", values, count="n" if "n" in values else None)  # {n}: a count
     describe(label_message, REFERENCE)  # an unknown label fails at once, not only when the check fails
     passed = actual == expected
@@ -137,7 +137,7 @@ def check_equal(label: str, actual: Any, expected: Any, ledger: Ledger | None = 
         return
     failed = Message("invariants.not_equal", {"label": label_message, "expected": shown_value(expected),
                                                "actual": shown_value(actual)})
-    if ledger is not None and ledger.grading:  # a teacher's run records the failure and goes on
+    if ledger is not None and ledger.record_only:  # a teacher's run records the failure and goes on
         print(describe(failed, language))
         return
     raise InvariantError(failed)

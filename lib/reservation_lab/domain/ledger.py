@@ -1,7 +1,7 @@
-"""The check ledger: every check a notebook makes (label, passed, expected, actual), for a teacher's grading run.
+"""The check ledger: every check a notebook makes (label, passed, expected, actual), for a teacher's `./lab mark`.
 
-A learner stops at the first failed check (`check_equal` raises). In grading mode (the parameter `grading = True`)
-a failed check is recorded, shown, and the notebook goes on. The ledger is kept in the run folder: `ledger.json`,
+A learner stops at the first failed check (`check_equal` raises). In a record-only run (the parameter `record_only =
+True`) a failed check is recorded, shown, and the notebook goes on. The ledger is kept in the run folder: `ledger.json`,
 rewritten after every check (a notebook that stops later still leaves what it checked), and in `report.json`.
 """
 
@@ -29,9 +29,9 @@ def plain(value: Any) -> Any:
 @dataclass
 class Ledger:
     """The checks of one notebook session, in order (the session owns it: two sessions, two ledgers);
-    `grading` says whether a failed check stops the cell."""
+    `record_only` says whether a failed check stops the cell."""
 
-    grading: bool = False
+    record_only: bool = False
     path: Path | None = None  # the run's ledger.json (LEDGER_FILE); None: in memory only
     entries: list[dict[str, Any]] = field(default_factory=list)
 

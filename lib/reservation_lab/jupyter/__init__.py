@@ -7,7 +7,7 @@ pytest, which loads `socket_kernels` as a plugin).
 The notebooks are run by five drivers, each the one its tool or its user needs:
 - papermill in-process (`papermill_engine.execute`): `./lab run`, `./lab local` and `build execute`, because they
   inject parameters and keep the executed notebook;
-- papermill's command line (`teaching/marking.py`): `./lab grade`, each submission in a process of its own, so that
+- papermill's command line (`teaching/marking.py`): `./lab mark`, each submission in a process of its own, so that
   one learner's crash or hang cannot touch another's;
 - nbval (the pytest plugin): the committed notebooks in `./lab test`, because it checks their stored outputs, as a
   course's CI does;

@@ -1,7 +1,7 @@
 """papermill's engine "reservation-lab": its nbclient engine, the kernels on socket files (socket_kernels.py).
 
 Every unattended run of the course goes through it: `./lab run` and `./lab build execute` in this process
-(`execute`: the course's kernel, this engine, no progress bar), `./lab grade` through papermill's own command line
+(`execute`: the course's kernel, this engine, no progress bar), `./lab mark` through papermill's own command line
 with the engine registered (`python -m reservation_lab.jupyter.papermill_engine IN OUT --engine reservation-lab`).
 """
 

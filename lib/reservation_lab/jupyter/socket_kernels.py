@@ -3,7 +3,7 @@
 jupyter_client picks a kernel's five TCP ports by binding port 0 and releasing it, then starts the kernel, which
 binds them a second or so later. Any process on the machine can take one of those ports in between (a dev server,
 an outgoing connection; jupyter/jupyter_client#487); the kernel then dies before it answers ("Kernel died before
-replying to kernel_info"). `./lab grade` starts kernels in parallel and the test suite starts them while dev
+replying to kernel_info"). `./lab mark` starts kernels in parallel and the test suite starts them while dev
 servers open ports, so that happens. Kernels started here use ZeroMQ's `ipc` transport instead: Unix socket files
 in a folder of their own (mode 0700, removed at shutdown), which nobody else can take. POSIX only, as the course.
 

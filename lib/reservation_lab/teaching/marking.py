@@ -1,11 +1,11 @@
-"""`./lab grade SUBMISSIONS`: a teacher runs every learner's notebook and gets a table learner × check.
+"""`./lab mark SUBMISSIONS`: a teacher runs every learner's notebook and gets a table learner × check.
 
 Each submission (an .ipynb in SUBMISSIONS; the learner is the file's stem) is the lab or the exercises notebook of
-one language. It runs with papermill in a folder of its own (OUT/<learner>/) with `grading = True`, so every check
+one language. It runs with papermill in a folder of its own (OUT/<learner>/) with `record_only = True`, so every check
 and every grade is recorded (domain.ledger) instead of stopping the notebook; a few run at a time. A submission
 whose check, grade or setup cells differ from the course's is not run (tampered); one that stops is reported as
 crashed (with the checks it made until then), one that runs past the timeout as hung; none affects another
-learner's grade. The table goes to the screen, and to OUT/grades.csv and OUT/grades.json.
+learner's grade. The table goes to the screen, and to OUT/marks.csv and OUT/marks.json.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ FAILED_AT = re.compile(r'Exception encountered at "In \[(\d+)\]"')
 
 @dataclass
 class Result:
-    """One learner's grade: `status` graded | crashed | hung | tampered | unreadable, the checks recorded."""
+    """One learner's marks: `status` marked | crashed | hung | tampered | unreadable, the checks recorded."""
 
     learner: str
     notebook: str
@@ -57,7 +57,7 @@ def tampered_cells(nb: nbformat.NotebookNode, reference: nbformat.NotebookNode) 
     return [cell.id for cell in guarded if cell.id != "parameters" and submitted.get(cell.id) != cell.source]
 
 
-def grade_one(path: Path, out: Path, language: str, parameters: dict[str, Any], timeout: float) -> Result:
+def mark_one(path: Path, out: Path, language: str, parameters: dict[str, Any], timeout: float) -> Result:
     """Run one submission in OUT/<learner>/ (tamper check first) and collect its checks."""
     learner = path.stem
     try:
@@ -65,14 +65,14 @@ def grade_one(path: Path, out: Path, language: str, parameters: dict[str, Any], 
     except (OSError, ValueError) as error:
         return Result(learner, "?", "unreadable", str(error).splitlines()[0])
     kind = notebook_of(nb)
-    result = Result(learner, kind.file_name, "graded")
+    result = Result(learner, kind.file_name, "marked")
     changed = tampered_cells(nb, nbformat.read(notebook_path(language, kind), as_version=4))
     if changed:
         result.status, result.detail = "tampered", ", ".join(changed)
         return result
     root = out / learner
     root.mkdir(parents=True, exist_ok=True)
-    params = {"language": language, "grading": True, "workdir": str(root / "run"), **parameters}
+    params = {"language": language, "record_only": True, "workdir": str(root / "run"), **parameters}
     if kind is LAB:
         params.update(cloud=False, pause_before_cleanup=False)
     command = papermill_command(str(path), str(root / path.name), "-k", ensure_kernel(),
@@ -93,7 +93,7 @@ def grade_one(path: Path, out: Path, language: str, parameters: dict[str, Any], 
     return result
 
 
-def grade_all(submissions: Path, out: Path, language: str, parameters: dict[str, Any] | None = None,
+def mark_all(submissions: Path, out: Path, language: str, parameters: dict[str, Any] | None = None,
               jobs: int | None = None, timeout: float = TIMEOUT) -> list[Result]:
     """Grade every .ipynb in `submissions`, `jobs` at a time (default: half the cores), into `out`."""
     paths = sorted(submissions.glob("*.ipynb"))
@@ -101,7 +101,7 @@ def grade_all(submissions: Path, out: Path, language: str, parameters: dict[str,
         raise LabError("errors.no_submissions", folder=submissions)
     jobs = jobs or max(1, (os.cpu_count() or 2) // 2)
     with ThreadPoolExecutor(jobs) as pool:
-        results = list(pool.map(lambda p: grade_one(p, out, language, parameters or {}, timeout), paths))
+        results = list(pool.map(lambda p: mark_one(p, out, language, parameters or {}, timeout), paths))
     write_results(results, out)
     return results
 
@@ -124,9 +124,9 @@ def table(results: list[Result]) -> list[list[str]]:
 
 def write_results(results: list[Result], out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    with (out / "grades.csv").open("w", newline="") as file:
+    with (out / "marks.csv").open("w", newline="") as file:
         csv.writer(file).writerows(table(results))
-    (out / "grades.json").write_text(json.dumps([asdict(result) for result in results], indent=2) + "\n")
+    (out / "marks.json").write_text(json.dumps([asdict(result) for result in results], indent=2) + "\n")
 
 
 def render(results: list[Result]) -> str:
