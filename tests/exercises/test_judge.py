@@ -81,3 +81,17 @@ def test_an_unreadable_answer_is_a_crash_at_once(serve, body: bytes, code: int) 
     server, url = serve([], body=body, code=code)
     failure = judge._statuses(url, ["w-0"])
     assert isinstance(failure, judge.Failure) and failure.kind == "crash" and server.seen == 1
+
+
+def test_a_replay_repeats_an_earlier_requestid_with_the_seats_it_drew() -> None:
+    """A replay may ask for other seats than its first request did (the first decision stands): a Worker that
+    looks replays up by requestId and seats then books twice, and the checker sees one requestId decided twice."""
+    from reservation_lab.exercises.workloads import Request, Round, Workload
+
+    workload = Workload((Round((Request("new", 0, 3),)), Round((Request("replay", 0, 1), Request("replay", 1, 2)))))
+    first, second = judge.requests_of(workload, "t1")
+    assert [(s.request_id, s.seats, s.kind) for s in first] == [("r1-1", 3, "new")]
+    replay, no_earlier = second
+    assert (replay.request_id, replay.seats, replay.kind) == ("r1-1", 1, "replay")
+    assert json.loads(replay.body) == {"requestId": "r1-1", "seats": 1}
+    assert (no_earlier.request_id, no_earlier.kind) == ("r2-2", "new")  # nothing earlier in workshop 1: a new one

@@ -78,7 +78,8 @@ class Trial:
 
 def requests_of(workload: Workload, prefix: str) -> list[list[Sent]]:
     """The workload's rounds as HTTP requests: requestIds given, replays pointed at an earlier requestId of the
-    same workshop (none yet: a new one), twins sent twice, invalid bodies filled in."""
+    same workshop (none yet: a new one) with the seats the workload drew (often not the first request's: a Worker
+    that keys its replays by requestId and seats books twice), twins sent twice, invalid bodies filled in."""
     earlier: dict[str, list[Sent]] = {}
     rounds: list[list[Sent]] = []
     for number, round_ in enumerate(workload.rounds, 1):
@@ -93,7 +94,7 @@ def requests_of(workload: Workload, prefix: str) -> list[list[Sent]]:
             known = earlier.get(workshop, [])
             if kind == "replay" and known:
                 first = known[request.ref % len(known)]
-                rid, seats = first.request_id, first.seats
+                rid, seats = first.request_id, request.seats  # other seats, too: the first decision stands
             else:
                 kind, seats = ("twins" if kind == "twins" else "new"), request.seats
             body = json.dumps({"requestId": rid, "seats": seats})

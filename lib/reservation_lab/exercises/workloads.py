@@ -1,10 +1,10 @@
 """Adversarial workloads for a reservation Worker, generated (and shrunk) by hypothesis.
 
-A workload is a few rounds; a round is a set of requests sent at the same moment, optionally followed by a
-restart of the server. A request reserves 1-4 seats in one of a few workshops with a new requestId, repeats an
-earlier requestId (a replay), arrives twice at once with one new requestId (twins), or carries an invalid body.
-Hypothesis shrinks towards fewer rounds, fewer and smaller requests, new requestIds and no restart: the smallest
-failing workload is the easiest one to read.
+A workload is a few rounds; a round is a set of requests sent at the same moment, optionally followed by a restart
+of the server. A request reserves 1-4 seats in one of a few workshops with a new requestId, repeats an earlier
+requestId (a replay, with seats of its own: the first decision stands), arrives twice at once with one new requestId
+(twins), or carries an invalid body. Hypothesis shrinks towards fewer rounds, fewer and smaller requests, new
+requestIds and no restart: the smallest failing workload is the easiest one to read.
 """
 
 from __future__ import annotations
