@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+import pytest
+
+from reservation_lab import course as lab
 from reservation_lab.course.display import decision_table
+from reservation_lab.i18n import COURSE_LANGUAGES, message
 from tests.domain.test_invariants import decision, serial_burst
 
 
@@ -32,3 +39,16 @@ def test_decision_table_with_names_without_a_number() -> None:
     ids = [row["requestId"] for row in rows]
     assert ids.index("request-9") < ids.index("request-10")
     assert set(ids) == {"request-after-restart", "request-9", "request-10"}
+
+
+@pytest.mark.parametrize("language", COURSE_LANGUAGES)
+def test_the_burst_lines_say_the_decision_in_the_learners_words(language: str, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """As the race table and the plot do: angenommen / aceita / aceptada, not the API's `accepted`."""
+    lab.start(language, tmp_path / "run")
+    lab.show_decisions([*serial_burst([3, 2]), decision("request-3", None)])
+    lines = capsys.readouterr().out.splitlines()
+    words = [message(f"checker.status_{status}", language) for status in ("accepted", "rejected")]
+    assert [line.split()[1:3] for line in lines] == [["201", words[0]], ["409", words[1]], ["–", "–"]]
+    assert not any(re.search(r"\b(accepted|rejected)\b", line) for line in lines), lines
+    assert lines[0].index("reserved=") == lines[1].index("reserved=")  # one column, whatever the words' lengths

@@ -57,17 +57,21 @@ def decision_table(decisions: Iterable[Decision]) -> list[dict[str, Any]]:
 
 
 def show_decisions(decisions: Iterable[Decision]) -> None:
-    """One line a request, sorted by requestId: HTTP status, decision, reserved after it.
+    """One line a request, sorted by requestId: HTTP status, decision (in the notebook's language, as the race
+    table and the plot say it; the API's own value is in the JSON), reserved after it.
 
     When every answer was a replay (the burst cell ran a second time), says so first, in the notebook's language.
     """
     decisions, language = list(decisions), context().language
     if all_replayed(decisions):
         print(message("friendly.replayed_burst", language))
+    words = {status: message(f"checker.status_{status}", language) for status in ("accepted", "rejected")}
+    width = max(map(len, words.values()))
     for row in decision_table(decisions):
         retry = "  " + describe(plural("lines.attempts", row["attempts"]), language) if row["attempts"] > 1 else ""
-        status, reserved = row["status"] or "–", "–" if row["reserved"] is None else row["reserved"]
-        print(f"{row['requestId']:<24} {row['http'] or '–'}  {status:<9} reserved={reserved}{retry}")
+        status = words.get(row["status"], row["status"] or "–")
+        reserved = "–" if row["reserved"] is None else row["reserved"]
+        print(f"{row['requestId']:<24} {row['http'] or '–'}  {status:<{width}} reserved={reserved}{retry}")
 
 
 def decision_of(decisions: Iterable[Decision], request_id: str) -> Decision:
