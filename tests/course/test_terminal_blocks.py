@@ -90,6 +90,10 @@ def test_local_blocks_checks_burst_restart_and_replay(local_server) -> None:
     answers = [json.loads(m) for m in re.findall(r"^\{.*?^\}", check.stdout, re.S | re.M)]
     assert answers[0]["reserved"] == 4 and answers[1]["replayed"] is True
     assert answers[2]["status"] == "rejected" and answers[3]["rejectedRequests"] == 7
+    # the terminal's own persistence folder: the notebook's state (the cells' local-state) is not touched
+    folder = re.search(r"--persist-to (\S+)", terminal_block("step3-server")).group(1)
+    assert folder == "terminal-state" and (run.root / folder).is_dir() and run.root / folder != run.state_dir
+    assert not run.state_dir.exists() or not any(run.state_dir.iterdir())
 
 
 @pytest.fixture

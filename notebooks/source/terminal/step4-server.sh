@@ -1,1 +1,1 @@
-npx wrangler dev --port 8787 --persist-to local-state
+npx wrangler dev --port 8787 --persist-to terminal-state
