@@ -39,4 +39,14 @@ elif refresh; then
 else
   echo "reservation-lab: could not refresh $own; the course runs from $shared" >&2
 fi
+
+# A learner's server does not load nbgrader's four server extensions: the environment has nbgrader for a teacher
+# (./lab nbgrader), and loading them costs every learner's server ~33 MiB and ~0.9 CPU-s at each start (bench/
+# RESULTS.md). A teacher's server, or a hub that hands out assignments with nbgrader's exchange, sets
+# RESERVATION_LAB_NBGRADER=1 (z2jh: singleuser.extraEnv; TLJH: c.Spawner.environment) to keep them.
+if [ "$(basename "$1")" = jupyterhub-singleuser ] && [ "${RESERVATION_LAB_NBGRADER:-}" != 1 ]; then
+  for extension in formgrader assignment_list course_list validate_assignment; do
+    set -- "$@" "--ServerApp.jpserver_extensions=nbgrader.server_extensions.$extension=False"
+  done
+fi
 exec "$@"

@@ -41,6 +41,9 @@ def test_lab_class_with_four_learners_passes_isolated_and_leaves_nothing(tmp_pat
     assert left == [], left
     hub_log = (tmp_path / "hub" / "jupyterhub.log").read_text()
     assert hub_log.count("Spawning") == 5 and "DummyAuthenticator" in hub_log
+    loaded = [line for line in hub_log.splitlines() if "extension was successfully loaded" in line]
+    assert sum("jupyterlab |" in line for line in loaded) == 5  # each learner's server, as the deployments start it:
+    assert not [line for line in loaded if "nbgrader" in line]  # without nbgrader's server extensions (start.sh)
 
 
 def is_course_copy(path: Path) -> bool:

@@ -174,3 +174,51 @@ def test_the_start_script_runs_the_course_from_the_learners_own_copy(tmp_path: P
     subprocess.run(["bash", str(START), "true"], env=env, check=True, timeout=30)
     assert (own / ".runs" / "labex-c10-o03-000000000000").is_dir() and not (own / "lib" / "stale.py").exists()
     assert not (own / ".git").exists() and first.stderr == ""
+
+
+@pytest.mark.parametrize("teacher", [False, True])
+def test_a_learners_server_starts_without_nbgraders_extensions(tmp_path: Path, teacher: bool) -> None:
+    """start.sh turns nbgrader's four server extensions off for a learner's jupyterhub-singleuser (a teacher's
+    server keeps them with RESERVATION_LAB_NBGRADER=1); the real server then loads none of them."""
+    shim = tmp_path / "bin" / "jupyterhub-singleuser"  # records its arguments, as the hub's command would get them
+    shim.parent.mkdir()
+    shim.write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
+    shim.chmod(0o755)
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    env.pop("RESERVATION_LAB_NBGRADER", None)
+    if teacher:
+        env["RESERVATION_LAB_NBGRADER"] = "1"
+    args = subprocess.run(["bash", str(START), str(shim), "--debug"], env=env, capture_output=True, text=True,
+                          timeout=60, check=True).stdout.split()
+    off = [a for a in args if a.startswith("--ServerApp.jpserver_extensions=nbgrader.")]
+    assert args[0] == "--debug"
+    assert off == ([] if teacher else [f"--ServerApp.jpserver_extensions=nbgrader.server_extensions.{name}=False"
+                                       for name in ("formgrader", "assignment_list", "course_list",
+                                                    "validate_assignment")])
+    if teacher:
+        return
+    loaded = started_server_log(off, tmp_path)  # the real server with those options: none of them loads
+    assert "jupyterlab | extension was successfully loaded" in loaded
+    assert not [line for line in loaded.splitlines() if "nbgrader" in line and "successfully loaded" in line]
+    assert "nbgrader" in started_server_log([], tmp_path)  # the control: without them, nbgrader's load
+
+
+def started_server_log(args: list[str], tmp_path: Path) -> str:
+    """What a Jupyter server of this environment logs until it serves (then it is stopped)."""
+    from reservation_lab.runtime.ports import free_port
+
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "jupyter-server"), "--no-browser", "--allow-root", f"--port={free_port()}",
+         "--ServerApp.ip=127.0.0.1", f"--ServerApp.root_dir={tmp_path}", "--IdentityProvider.token=x", *args],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, "HOME": str(tmp_path)})
+    assert server.stderr is not None
+    lines = []
+    try:
+        for line in server.stderr:
+            lines.append(line)
+            if "http://127.0.0.1" in line:
+                break
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return "".join(lines)
