@@ -32,6 +32,10 @@ from reservation_lab.paths import REPO_ROOT
 KERNEL = "reservation-lab"
 COURSE_DIR = "course"  # where the course lands in each learner's home
 CELL_TIMEOUT = 600.0
+# Run All pressed in a second tab: a person's two clicks are tens of milliseconds apart at the least, and JupyterLab
+# stamps each request to the millisecond. Sent in the same millisecond, the two tabs' requests could not be told
+# apart by when they were made (a suite run once interleaved them that way, and no cell was refused).
+TAB_GAP = 0.05
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -203,31 +207,42 @@ class Learner:
         sources = self._sources(notebook)
         tabs = [await self._connect() for _ in range(self.tabs)]
         try:
-            seen = await asyncio.gather(*(self._queue_all(tab, sources) for tab in tabs))
+            seen = await asyncio.gather(*(self._queue_all(tab, sources, n * TAB_GAP) for n, tab in enumerate(tabs)))
         finally:
             for tab in tabs:
                 tab.socket.close()
         self.outcome.tab_errors = [[(i, e) for i, e in enumerate(errors) if e] for errors in seen]
         await self._json(http.post(f"/api/kernels/{self.kernel_id}/restart"))
 
-    async def _queue_all(self, tab: Tab, sources: list[str]) -> list[str]:
-        """Send every cell at once; per cell '' when it ran, else its error (`ename: evalue` and the traceback the
-        learner sees) or 'aborted' (the kernel dropped it after an earlier error)."""
-        ids = [await self._send(tab, source) for source in sources]
+    async def _queue_all(self, tab: Tab, sources: list[str], after: float = 0.0) -> list[str]:
+        """Run All in one tab, `after` seconds after the first tab's: every request made in one go, as JupyterLab's
+        Run All loop makes them (no other tab's request is stamped between them), then sent; per cell '' when it
+        ran, else its error (`ename: evalue` and the traceback the learner sees) or 'aborted' (the kernel dropped
+        it after an earlier error)."""
+        await asyncio.sleep(after)
+        requests = [self._request(tab, source) for source in sources]
+        for _, message in requests:
+            await tab.socket.write_message(message)
+        ids = [msg_id for msg_id, _ in requests]
         replies = await self._replies(tab, ids, CELL_TIMEOUT * 2, idle=False, traceback=True)
         return [replies[msg_id] for msg_id in ids]
 
-    async def _send(self, tab: Tab, code: str) -> str:
-        """One execute_request as JupyterLab sends it (the tab's session id, the moment it was made,
-        stop_on_error); its msg_id."""
+    def _request(self, tab: Tab, code: str) -> tuple[str, str]:
+        """One execute_request as JupyterLab makes it (the tab's session id, the moment it was made,
+        stop_on_error): its msg_id and the message."""
         msg_id = uuid.uuid4().hex
-        await tab.socket.write_message(json.dumps({
+        return msg_id, json.dumps({
             "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": self.outcome.name,
                        "session": tab.session, "version": "5.3",
                        "date": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")},
             "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
             "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
-                        "allow_stdin": False, "stop_on_error": True}}))
+                        "allow_stdin": False, "stop_on_error": True}})
+
+    async def _send(self, tab: Tab, code: str) -> str:
+        """Send one execute_request; its msg_id."""
+        msg_id, message = self._request(tab, code)
+        await tab.socket.write_message(message)
         return msg_id
 
     async def _execute(self, tab: Tab, code: str) -> str:
