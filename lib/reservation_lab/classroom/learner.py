@@ -33,8 +33,8 @@ KERNEL = "reservation-lab"
 COURSE_DIR = "course"  # where the course lands in each learner's home
 CELL_TIMEOUT = 600.0
 # Run All pressed in a second tab: a person's two clicks are tens of milliseconds apart at the least, and JupyterLab
-# stamps each request to the millisecond. Sent in the same millisecond, the two tabs' requests could not be told
-# apart by when they were made (a suite run once interleaved them that way, and no cell was refused).
+# stamps each request to the millisecond. Made in the same millisecond, the two tabs' requests could not be told
+# apart by when they were made (a suite run once made them so, and no cell was refused).
 TAB_GAP = 0.05
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -207,23 +207,24 @@ class Learner:
         sources = self._sources(notebook)
         tabs = [await self._connect() for _ in range(self.tabs)]
         try:
-            seen = await asyncio.gather(*(self._queue_all(tab, sources, n * TAB_GAP) for n, tab in enumerate(tabs)))
+            batches = []
+            for tab in tabs:  # Run All pressed in one tab after the other: each tab's requests made in one go
+                batches.append([self._request(tab, source) for source in sources])
+                await asyncio.sleep(TAB_GAP)
+            for row in zip(*batches, strict=True):  # both pending at the kernel, which takes the tabs' requests in turn
+                for tab, (_, message) in zip(tabs, row, strict=True):
+                    await tab.socket.write_message(message)
+            seen = await asyncio.gather(*(self._collect(tab, [i for i, _ in batch])
+                                          for tab, batch in zip(tabs, batches, strict=True)))
         finally:
             for tab in tabs:
                 tab.socket.close()
         self.outcome.tab_errors = [[(i, e) for i, e in enumerate(errors) if e] for errors in seen]
         await self._json(http.post(f"/api/kernels/{self.kernel_id}/restart"))
 
-    async def _queue_all(self, tab: Tab, sources: list[str], after: float = 0.0) -> list[str]:
-        """Run All in one tab, `after` seconds after the first tab's: every request made in one go, as JupyterLab's
-        Run All loop makes them (no other tab's request is stamped between them), then sent; per cell '' when it
-        ran, else its error (`ename: evalue` and the traceback the learner sees) or 'aborted' (the kernel dropped
-        it after an earlier error)."""
-        await asyncio.sleep(after)
-        requests = [self._request(tab, source) for source in sources]
-        for _, message in requests:
-            await tab.socket.write_message(message)
-        ids = [msg_id for msg_id, _ in requests]
+    async def _collect(self, tab: Tab, ids: list[str]) -> list[str]:
+        """Per request of a tab's Run All: '' when it ran, else its error (`ename: evalue` and the traceback the
+        learner sees) or 'aborted' (the kernel dropped it after an earlier error)."""
         replies = await self._replies(tab, ids, CELL_TIMEOUT * 2, idle=False, traceback=True)
         return [replies[msg_id] for msg_id in ids]
 
