@@ -146,7 +146,7 @@ def output_text(cell: Any) -> str:
             parts.append(output.text)
         elif output.output_type == "error":
             parts.append("\n".join(output.traceback))
-        elif "image/png" not in output.get("data", {}):  # a figure's text/plain is its repr, not a line shown
+        elif "image/svg+xml" not in output.get("data", {}):  # a figure's text/plain is its repr, not a line shown
             parts.append(str(output.get("data", {}).get("text/plain", "")))
     return "\n".join(parts)
 

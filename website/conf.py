@@ -32,3 +32,6 @@ html_theme_options = {
 nb_execution_mode = "off"
 nb_merge_streams = True  # one block per stream, as JupyterLab shows a cell's prints
 nb_ipywidgets_js = {}  # no widget manager from a CDN: the course has no widgets, and the site loads nothing remote
+# The race plot's output carries the SVG and, for JupyterLab, an HTML image of it: the site takes the SVG, written
+# to _images/ as a file with the figure's alt text (website/build.py).
+nb_mime_priority_overrides = [("html", "image/svg+xml", 0)]

@@ -263,7 +263,7 @@ def test_a_learner_runs_all_cells_in_jupyterlab(language: str, lab: Lab, browser
             assert message("lines.skipped_step", language, step=step) in text
         ready = message("lines.server_ready", language, seconds=0.0).split("0")[0]
         assert text.count(ready) == 2, f"progress line {ready!r} not shown for both server starts"
-        assert page.locator('.jp-OutputArea-output img[src^="data:image/png"]').count() >= 1, "race plot missing"
+        assert page.locator('.jp-OutputArea-output img[src^="data:image/svg+xml"]').count() >= 1, "race plot missing"
         prompts = code_prompts(page)
         assert prompts and all(re.fullmatch(r"\[\d+\]:", p) for p in prompts), prompts
         errors = [t for t in stderr_texts(page) if re.search(r"Error|Traceback", t)]
@@ -271,7 +271,7 @@ def test_a_learner_runs_all_cells_in_jupyterlab(language: str, lab: Lab, browser
 
         # What a learner sees: the race plot in the window, and the plot, burst summary and report as cells.
         plot_cell = page.locator(".jp-CodeCell").filter(
-            has=page.locator('.jp-OutputArea-output img[src^="data:image/png"]')).first
+            has=page.locator('.jp-OutputArea-output img[src^="data:image/svg+xml"]')).first
         shots = {"plot": plot_cell, "summary": code_cell(page, '"highestReserved"'),
                  "report": code_cell(page, '"final_status"'), "server": code_cell(page, ready)}
         scroll_to(page, plot_cell)

@@ -9,7 +9,6 @@ Chromium through Playwright. Screenshots of the browser tests go to .artifacts/s
 
 from __future__ import annotations
 
-import base64
 import functools
 import http.server
 import json
@@ -259,13 +258,13 @@ def test_every_text_cell_carries_the_same_anchor_in_every_language(built: Built)
 
 
 def test_the_pages_show_the_stored_outputs(built: Built) -> None:
-    """The race plot is the notebook's own PNG (nothing was executed), and the burst's stored output is there."""
+    """The race plot is the notebook's own SVG (nothing was executed), and the burst's stored output is there."""
     for language in COURSE_LANGUAGES:
         cell = next(cell for cell in notebook(language, LAB_PAGE)["cells"] if cell["id"] == "race-plot")
-        png = base64.b64decode(next(output["data"]["image/png"] for output in cell["outputs"]
-                                    if "image/png" in output.get("data", {})))
-        images = [path.read_bytes() for path in (built.output / language / "_images").glob("*.png")]
-        assert png in images, language
+        svg = "".join(next(output["data"]["image/svg+xml"] for output in cell["outputs"]
+                           if "image/svg+xml" in output.get("data", {})))
+        images = [path.read_text(encoding="utf-8") for path in (built.output / language / "_images").glob("*.svg")]
+        assert svg.strip() in [image.strip() for image in images], language
         html = (built.output / language / f"{LAB_PAGE}.html").read_text(encoding="utf-8")
         first_line = outputs_of(language, "burst-serial").splitlines()[0]
         assert first_line.split(":")[0] in html

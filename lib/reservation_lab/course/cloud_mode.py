@@ -17,7 +17,6 @@ import tempfile
 from pathlib import Path
 
 from reservation_lab.cloud.steps import REHEARSAL_ENV
-from reservation_lab.cloudflare_double.double import CloudflareDouble
 from reservation_lab.course.session import current
 from reservation_lab.errors import LabError, PausedOnPurpose
 from reservation_lab.i18n import quoted
@@ -30,6 +29,8 @@ class Rehearsal:
     """The double for this session and the cloud environment that points at it (the kernel's is never changed)."""
 
     def __init__(self) -> None:
+        from reservation_lab.cloudflare_double.double import CloudflareDouble  # only a rehearsal loads the double
+
         self.double = CloudflareDouble(Path(tempfile.mkdtemp(prefix="cloudflare-double-")))
         self.environment = stand_in({**self.double.environment(with_token=False), REHEARSAL_ENV: "1"})
         atexit.register(self.stop)

@@ -99,13 +99,11 @@ def plot_race(race: Race, language: str | None = None) -> None:
     """Show the naive and the atomic burst as timelines side by side (labels in the session's language unless
     `language` is given)."""
     language = language or context().language
-    import matplotlib.pyplot as plt
     from IPython.display import display
 
-    fig = plot_bursts({label("naive", language): race.naive.decisions,
-                       label("atomic", language): race.atomic.decisions}, language)
-    display(fig)
-    plt.close(fig)
+    display(plot_bursts({label("naive", language): race.naive.decisions,
+                         label("atomic", language): race.atomic.decisions}, language,
+                        alt=message("site.figure_race_plot", language)))
 
 
 def write_report(run: RunFolder, **data: Any) -> dict[str, Any]:

@@ -4,16 +4,19 @@ the grading server (`lab.stop_grading`); everything printed in the learner's lan
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from reservation_lab.course.session import current
 from reservation_lab.domain.checker import explain
 from reservation_lab.errors import LabError
-from reservation_lab.exercises import grader
+from reservation_lab.exercises import limits
 from reservation_lab.exercises.catalog import exercise
-from reservation_lab.exercises.grader import Grade, Grader
-from reservation_lab.exercises.judge import Sent
 from reservation_lab.i18n import message, number, plural
 from reservation_lab.runtime.devserver import NOTHING_LEFT
+
+if TYPE_CHECKING:  # the grader (and hypothesis) load with the first grade, not in every learner's kernel
+    from reservation_lab.exercises.grader import Grade
+    from reservation_lab.exercises.judge import Sent
 
 HINTS = 3  # hints per exercise: [hints] <name>_1 … <name>_3 in every catalog
 
@@ -22,8 +25,8 @@ class GradeFailed(LabError):
     """A reference solution that did not pass its grade: a defect of the course, so the run stops there."""
 
 
-def grade(name: str, solution: bool = False, seed: int = 0, workloads: int = grader.EXAMPLES,
-          seconds: float = grader.BUDGET) -> Grade:
+def grade(name: str, solution: bool = False, seed: int = 0, workloads: int = limits.EXAMPLES,
+          seconds: float = limits.BUDGET) -> Grade:
     """Grade the exercise's file as the cell above wrote it (`solution`: the reference solution instead) on this
     session's grading server (at most `workloads` generated workloads, `seconds` of search) and show the result.
     A learner's failed grade is a result, not an error (Run All goes on to the next exercise); a reference solution
@@ -33,6 +36,8 @@ def grade(name: str, solution: bool = False, seed: int = 0, workloads: int = gra
     learners = session.run.root / "exercises" / f"{name}.js"
     source = task.solution(session.language) if solution else learners.read_text()
     if session.grader is None:
+        from reservation_lab.exercises.grader import Grader
+
         session.grader = Grader(session.run.root / "grading", ctx=session.context)
     result = session.grader.grade(task, source, seed=seed, examples=workloads, budget=seconds)
     show_grade(result, session.language)

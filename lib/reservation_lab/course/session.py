@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reservation_lab.cloud.cleanup import left_deployed_line, runs_left_deployed
 from reservation_lab.course import two_clients
@@ -22,12 +22,14 @@ from reservation_lab.course.friendly import friendly_errors
 from reservation_lab.domain.ledger import LEDGER_FILE, Ledger
 from reservation_lab.domain.runs import HeldServers, RunFolder, create_run_folder
 from reservation_lab.errors import LabError
-from reservation_lab.exercises.grader import Grader
 from reservation_lab.experiments.workbench import Workbench
 from reservation_lab.i18n import COURSE_LANGUAGES, REFERENCE, message
 from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.devserver import DevServer
 from reservation_lab.runtime.wrangler import run_wrangler
+
+if TYPE_CHECKING:  # loaded with the first grade (course.exercises), not in every learner's kernel
+    from reservation_lab.exercises.grader import Grader
 
 
 @dataclass

@@ -24,6 +24,7 @@ from reservation_lab.domain.runs import RunFolder, create_run_folder
 from reservation_lab.errors import LabError
 from reservation_lab.exercises.catalog import Exercise
 from reservation_lab.exercises.judge import Failure, Trial, run_trial
+from reservation_lab.exercises.limits import BUDGET, EXAMPLES
 from reservation_lab.exercises.workloads import Request, Round, Workload, workloads
 from reservation_lab.i18n import Message
 from reservation_lab.runtime.context import QUIET, Context
@@ -32,8 +33,6 @@ from reservation_lab.runtime.devserver import NOTHING_LEFT, DevServer
 RELOAD_MARK = "// restarted by the grader:"
 FINAL = Workload((Round((Request("new", 0, 3), Request("new", 0, 2), Request("twins", 1, 1)), restart=True),
                   Round((Request("replay", 0, 1), Request("new", 1, 4)))))  # after the search: a real restart
-EXAMPLES = 30  # workloads a grade tries at most
-BUDGET = 50.0  # seconds of searching and shrinking (plus starting the server once and stopping it)
 
 
 @dataclass

@@ -99,7 +99,7 @@ def anchored(notebook: dict[str, Any], page: str, language: str) -> dict[str, An
     for cell in notebook["cells"]:
         if cell["cell_type"] == "markdown":
             cell = {**cell, "source": f"(cell-{page}-{cell['id']})=\n{''.join(cell['source'])}"}
-        elif any("image/png" in output.get("data", {}) for output in cell.get("outputs", [])):
+        elif any("image/svg+xml" in output.get("data", {}) for output in cell.get("outputs", [])):
             alt = {"mystnb": {"image": {"alt": message(FIGURE.format(cell["id"].replace("-", "_")), language)}}}
             cell = {**cell, "metadata": {**cell["metadata"], **alt}}
         cells.append(cell)
