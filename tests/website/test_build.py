@@ -10,6 +10,7 @@ Chromium through Playwright. Screenshots of the browser tests go to .artifacts/s
 from __future__ import annotations
 
 import functools
+import html
 import http.server
 import json
 import os
@@ -30,6 +31,7 @@ import pytest
 from reservation_lab.i18n import COURSE_LANGUAGES, describe, language_name, message, plural
 from reservation_lab.i18n.catalog import entries
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
+from reservation_lab.race.plots import FONT
 from reservation_lab.website import build as site
 from reservation_lab.website.build import (
     EXERCISES_PAGE,
@@ -270,6 +272,10 @@ def test_the_pages_show_the_stored_outputs(built: Built) -> None:
         assert first_line.split(":")[0] in html
 
 
+PLOT_FONT = FONT  # the race plot's label size in SVG units
+PAGE_BUDGET = 3_000_000  # bytes a lab page may fetch
+
+
 def test_the_front_page_links_every_language_with_its_title(built: Built) -> None:
     front = Page(built.front)
     text = built.front.read_text(encoding="utf-8")
@@ -277,6 +283,30 @@ def test_the_front_page_links_every_language_with_its_title(built: Built) -> Non
         assert f"{language}/index.html" in front.links
         assert language_name(language) in text
         assert heading_cells(language, LAB_PAGE)["md-title"] in text
+
+
+def test_the_front_page_names_the_course_and_its_repository(built: Built) -> None:
+    front = Page(built.front)
+    text = built.front.read_text(encoding="utf-8")
+    assert "<h1>Durable Objects &amp; SQLite</h1>" in text
+    assert REPOSITORY in front.links
+
+
+def test_tab_titles_say_the_page_once(built: Built) -> None:
+    """The lab page's title is the course's: the tab says it once (it said it twice, 147 characters)."""
+    for language in COURSE_LANGUAGES:
+        titles = {page: re.search(r"<title>(.*?)</title>", (built.output / language / f"{page}.html").read_text(
+            encoding="utf-8"), re.S).group(1) for page in PAGES}
+        course = heading_cells(language, LAB_PAGE)["md-title"]
+        assert html.unescape(titles[LAB_PAGE]) == course, language
+        assert html.unescape(titles["index"]).endswith(f" \u2014 {course}"), language
+
+
+def test_the_site_publishes_no_source_maps(built: Built) -> None:
+    """The theme's source maps were half the site: a reader's browser never loads them."""
+    assert list(built.output.rglob("*.map")) == []
+    size = sum(path.stat().st_size for path in built.output.rglob("*") if path.is_file())
+    assert size < 14_000_000, size
 
 
 def test_an_index_page_without_repository_has_no_launch_section() -> None:
@@ -540,6 +570,41 @@ def test_on_a_phone_nothing_overflows_and_the_switcher_shows_codes(watched: Watc
         codes = watched.page.locator(".course-languages .course-language-code:visible").all_inner_texts()
         assert codes == [code.upper() for code in COURSE_LANGUAGES], page
     watched.keep(f"{language}-phone")
+    assert watched.problems == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [1280, 390])
+def test_outputs_wrap_and_the_plot_reads_at_any_width(watched: Watched, width: int) -> None:
+    """No output block scrolls sideways (they wrap, as in JupyterLab); the race plot's words are at least 10 px at
+    a desktop's width and it is a link to the image itself, which a phone can zoom into."""
+    watched.page.set_viewport_size({"width": width, "height": 900})
+    for language in COURSE_LANGUAGES:
+        watched.open(f"{language}/{LAB_PAGE}.html")
+        wide = watched.page.evaluate("""() => [...document.querySelectorAll('div.cell_output pre')]
+            .filter((block) => block.scrollWidth > block.clientWidth + 1)
+            .map((block) => block.innerText.slice(0, 60))""")
+        assert wide == [], (language, width)
+        plot = watched.page.evaluate("""() => { const image = document.querySelector('img[src*="_images/"]');
+            const link = image.closest('a');
+            return {scale: image.clientWidth / image.naturalWidth, link: link ? link.getAttribute('href') : null,
+                    src: image.getAttribute('src')}; }""")
+        assert plot["link"] == plot["src"] and plot["src"].endswith(".svg"), plot
+        if width >= 1280:
+            assert PLOT_FONT * plot["scale"] >= 10, plot
+        assert watched.page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    assert watched.problems == []
+
+
+@pytest.mark.browser
+def test_a_lab_page_loads_under_its_weight_budget(watched: Watched) -> None:
+    """What a reader's browser fetches for a lab page stays under its budget (2.75 MB measured; 57 % of it the
+    theme's icon script with every icon of Font Awesome, which this site does not yet replace)."""
+    sizes: list[int] = []
+    watched.page.on("response", lambda response: sizes.append(len(response.body()))
+                    if response.ok and response.request.method == "GET" else None)
+    watched.open(f"de/{LAB_PAGE}.html")
+    assert 100_000 < sum(sizes) < PAGE_BUDGET, sum(sizes)
     assert watched.problems == []
 
 

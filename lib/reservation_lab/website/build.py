@@ -44,6 +44,7 @@ SEARCH_FOUND = ("theme.search_found_one", "theme.search_found_other")  # one mes
 NOT_GETTEXT = {"theme.search_bar", *SCRIPT_WORDS, *SEARCH_FOUND}
 MARKER = ".reservation-lab-site"  # in every site this command builds: only such a folder is ever replaced
 FIGURE = "site.figure_{}"  # a figure's alt text: the catalog entry named after its cell (race-plot: figure_race_plot)
+NOT_PUBLISHED = ("*.map",)  # the theme's source maps: half the site, read only by a debugger
 BUILD_TIMEOUT = 300  # seconds for the parallel Sphinx builds together (about 3 here: bench/bench_site.py)
 
 
@@ -100,7 +101,8 @@ def anchored(notebook: dict[str, Any], page: str, language: str) -> dict[str, An
         if cell["cell_type"] == "markdown":
             cell = {**cell, "source": f"(cell-{page}-{cell['id']})=\n{''.join(cell['source'])}"}
         elif any("image/svg+xml" in output.get("data", {}) for output in cell.get("outputs", [])):
-            alt = {"mystnb": {"image": {"alt": message(FIGURE.format(cell["id"].replace("-", "_")), language)}}}
+            alt = {"mystnb": {"image": {"alt": message(FIGURE.format(cell["id"].replace("-", "_")), language),
+                                        "width": "100%"}}}  # scaled: Sphinx links it to the image itself
             cell = {**cell, "metadata": {**cell["metadata"], **alt}}
         cells.append(cell)
     language_info = {**notebook["metadata"].get("language_info", {}), "pygments_lexer": "lab-cell"}
@@ -202,12 +204,13 @@ def sphinx_locale(language: str) -> str:
     return meta(language, "locale", language)
 
 
-def front_page(titles: dict[str, str]) -> str:
-    """The front page: each language's name, title (a link to its section) and lead, in that language."""
+def front_page(titles: dict[str, str], launch: Launch = Launch()) -> str:
+    """The front page: the course's name (its products' names, the same in every language), the repository when
+    given, and each language's name, title (a link to its section) and lead, in that language."""
     shown = [{"code": code, "lang": sphinx_locale(code).replace("_", "-"), "name": language_name(code),
               "title": lab_title, "lead": message("site.lead", code)} for code, lab_title in titles.items()]
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(WEBSITE_DIR), autoescape=True)
-    return environment.get_template("landing.html").render(languages=shown)
+    return environment.get_template("landing.html").render(languages=shown, repository=launch.repository)
 
 
 def check_replaceable(output: Path) -> None:
@@ -285,8 +288,9 @@ def build_site(output: Path = DEFAULT_OUTPUT, launch: Launch = Launch(),
         output.parent.mkdir(parents=True, exist_ok=True)
         site = beside(output, "new")
         for language, html in built.items():
-            shutil.copytree(html, site / language, ignore=shutil.ignore_patterns(".buildinfo", ".doctrees"))
-        (site / "index.html").write_text(front_page(titles), encoding="utf-8")
+            shutil.copytree(html, site / language,
+                            ignore=shutil.ignore_patterns(".buildinfo", ".doctrees", *NOT_PUBLISHED))
+        (site / "index.html").write_text(front_page(titles, launch), encoding="utf-8")
         (site / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ and _images/ as they are
         (site / MARKER).write_text("Built by ./lab site; the next ./lab site replaces this whole folder.\n")
         replace_folder(site, output)
