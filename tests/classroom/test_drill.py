@@ -50,3 +50,18 @@ def is_course_copy(path: Path) -> bool:
     """A file of the course's code as nbgitpuller or the start script copied it into a home (its own tests hold
     sample tokens), not one a run wrote; the learners' runs (.reservation-lab/.runs) are checked."""
     return ("course" in path.parts or ".reservation-lab" in path.parts) and ".runs" not in path.parts
+
+
+def test_left_behind_names_what_the_drill_left_not_who_started_it(tmp_path: Path) -> None:
+    """`timeout 900 ./lab class --folder X`: the wrapper names the folder but is not left behind by the drill; a
+    process still running in the folder is."""
+    straggler = subprocess.Popen(["sleep", "60"], cwd=tmp_path)
+    try:
+        program = ("import sys; from pathlib import Path; from reservation_lab.classroom.drill import left_behind; "
+                   "print(left_behind(Path(sys.argv[1]), 0.5))")
+        wrapper = f'"{sys.executable}" -c "{program}" "{tmp_path}"; true'  # a shell above it, naming the folder
+        out = subprocess.run(["sh", "-c", wrapper], capture_output=True, text=True, timeout=60, check=True).stdout
+        assert out.strip() == f"['{straggler.pid} sleep 60']"
+    finally:
+        straggler.kill()
+        straggler.wait()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +22,12 @@ from reservation_lab.classroom.hub import HubAPI, LocalHub, existing_hub
 from reservation_lab.classroom.learner import Learner, Outcome
 from reservation_lab.course.parameters import DEFAULTS
 from reservation_lab.i18n import COURSE_LANGUAGES
-from reservation_lab.runtime.processes import ProcessInfo, environment_of, live_processes
+from reservation_lab.runtime.processes import (
+    ProcessInfo,
+    environment_of,
+    live_processes,
+    this_process_and_its_ancestors,
+)
 from reservation_lab.runtime.waiting import wait_until
 
 MIB = 1024 * 1024
@@ -174,8 +178,10 @@ def left_behind(folder: Path, seconds: float = 30.0) -> list[str]:
         return any(word in process.cmdline for word in LEFT_BEHIND) and \
             environment_of(process.pid).get("HOME", "").startswith(marker)
 
+    above = this_process_and_its_ancestors()  # e.g. `timeout 900 ./lab class --folder X` names the folder too
+
     def ours() -> list[str]:
-        return [f"{p.pid} {p.cmdline[:120]}" for p in live_processes() if p.pid != os.getpid() and started_here(p)]
+        return [f"{p.pid} {p.cmdline[:120]}" for p in live_processes() if p.pid not in above and started_here(p)]
 
     wait_until(lambda: not ours(), seconds, interval=0.5)
     return ours()

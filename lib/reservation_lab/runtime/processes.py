@@ -55,6 +55,11 @@ def group_members(pgid: int) -> list[int]:
     return [proc.pid for proc, group in _live_groups() if group == pgid]
 
 
+def this_process_and_its_ancestors() -> set[int]:
+    """This process and every process above it (the shell, `timeout`, `nohup` or `time` that started it)."""
+    return {proc.pid for proc in [psutil.Process(), *psutil.Process().parents()]}
+
+
 def environment_of(pid: int) -> dict[str, str]:
     """The environment of a live process ({} when it is gone or not ours to read)."""
     try:
