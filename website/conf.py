@@ -8,7 +8,7 @@ the search stemmer in that language) from a staged copy of the committed noteboo
 
 project = "Durable Objects + SQLite"
 extensions = ["myst_nb", "reservation_lab.website.sphinx_extension"]
-exclude_patterns = ["site.json"]
+exclude_patterns = ["site.json", "locale"]
 templates_path = ["_templates"]
 html_static_path = ["_static"]
 html_css_files = ["course-site.css"]
@@ -35,3 +35,5 @@ nb_ipywidgets_js = {}  # no widget manager from a CDN: the course has no widgets
 # The race plot's output carries the SVG and, for JupyterLab, an HTML image of it: the site takes the SVG, written
 # to _images/ as a file with the figure's alt text (website/build.py).
 nb_mime_priority_overrides = [("html", "image/svg+xml", 0)]
+# The theme's words in the page's language: the course's catalogs first (website/theme_words.py stages them).
+locale_dirs = ["locale"]

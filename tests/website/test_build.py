@@ -619,3 +619,22 @@ def test_the_front_page_leads_to_each_language(watched: Watched) -> None:
     assert english_lines(watched.visible_text()) == []
     watched.keep("front")
     assert watched.problems == []
+
+
+def test_the_theme_words_are_message_catalogs_not_patches(tmp_path: Path) -> None:
+    """The course's words reach Sphinx as catalogs it reads itself (gettext .mo per domain, the search page's
+    sphinx.js); nothing writes into a translator's private state or patches the search script at run time."""
+    import gettext
+
+    from reservation_lab.website import sphinx_extension, theme_words
+
+    folder = theme_words.write_locale("de", tmp_path / "locale")
+    for domain in theme_words.DOMAINS:
+        words = gettext.translation(domain, localedir=folder, languages=["de"])
+        assert words.gettext("Toggle primary sidebar") == message("theme.primary_sidebar", "de")
+    script = (folder / "de" / "LC_MESSAGES" / "sphinx.js").read_text(encoding="utf-8")
+    catalog = json.loads(script.removeprefix("Documentation.addTranslations(").removesuffix(");\n"))
+    assert catalog["messages"][message("theme.search_results", "en")] == message("theme.search_results", "de")
+    assert "" not in catalog["messages"].values() and catalog["plural_expr"] == "[1].includes(n) ? 0 : 1"
+    source = Path(sphinx_extension.__file__).read_text(encoding="utf-8")
+    assert "._catalog" not in source and "TRANSLATIONS" not in source

@@ -30,18 +30,15 @@ from typing import Any
 import jinja2
 
 from reservation_lab.authoring.builder import NOTEBOOKS
-from reservation_lab.i18n import COURSE_LANGUAGES, REFERENCE, language_name, message
-from reservation_lab.i18n.catalog import entries, meta
+from reservation_lab.i18n import COURSE_LANGUAGES, language_name, message
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
+from reservation_lab.website.theme_words import sphinx_locale, write_locale
 
 WEBSITE_DIR = REPO_ROOT / "website"
 DEFAULT_OUTPUT = REPO_ROOT / "build" / "site"
 LAB_PAGE, EXERCISES_PAGE = (Path(notebook.file_name).stem for notebook in NOTEBOOKS)
 GITHUB = re.compile(r"^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")  # Binder's gh provider
 BRANCH = re.compile(r"^[^\s~^:?*\[\\]+$")  # git's refname rules, the characters that matter in a URL
-SCRIPT_WORDS = ("theme.search_results", "theme.searching", "theme.preparing_search", "theme.search_nothing")
-SEARCH_FOUND = ("theme.search_found_one", "theme.search_found_other")  # one message with two forms, in the script
-NOT_GETTEXT = {"theme.search_bar", *SCRIPT_WORDS, *SEARCH_FOUND}
 MARKER = ".reservation-lab-site"  # in every site this command builds: only such a folder is ever replaced
 FIGURE = "site.figure_{}"  # a figure's alt text: the catalog entry named after its cell (race-plot: figure_race_plot)
 NOT_PUBLISHED = ("*.map",)  # the theme's source maps: half the site, read only by a debugger
@@ -156,21 +153,6 @@ def index_page(language: str, titles: dict[str, str], launch: Launch) -> str:
 {online}"""
 
 
-def theme_words(language: str) -> dict[str, str]:
-    """The theme's own words in `language`: its exact English text -> the catalog's [theme] translation."""
-    keys = [key for key in entries(REFERENCE) if key.startswith("theme.") and key not in NOT_GETTEXT]
-    return {message(key, REFERENCE): message(key, language) for key in keys}
-
-
-def script_words(language: str) -> dict[str, str | list[str]]:
-    """The words of Sphinx's search page script in `language` (English text -> translation; the count: its two
-    forms, with the `${resultCount}` the script fills in)."""
-    words: dict[str, str | list[str]] = {message(key, REFERENCE): message(key, language) for key in SCRIPT_WORDS}
-    one, other = SEARCH_FOUND
-    words[message(one, REFERENCE)] = [message(one, language), message(other, language, n="${resultCount}")]
-    return words
-
-
 def stage(language: str, folder: Path, launch: Launch, languages: tuple[str, ...]) -> str:
     """One language's Sphinx source: its anchored notebooks, the index page and site.json; returns the lab
     notebook's title (the front page shows it)."""
@@ -182,10 +164,9 @@ def stage(language: str, folder: Path, launch: Launch, languages: tuple[str, ...
         (folder / f"{page}.ipynb").write_text(json.dumps(anchored(notebook, page, language), ensure_ascii=False),
                                               encoding="utf-8")
     (folder / "index.md").write_text(index_page(language, titles, launch), encoding="utf-8")
+    write_locale(language, folder / "locale")
     settings = {"language": language, "title": titles[LAB_PAGE], "switcher": message("site.switcher", language),
                 "footer": message("site.licence", language), "search_bar": message("theme.search_bar", language),
-                "theme_words": theme_words(language),
-                "script_words": script_words(language), "singular": meta(language, "singular", [1]),
                 "languages": [{"code": code, "name": language_name(code)} for code in languages],
                 "repository": launch.repository, "branch": launch.branch, "jupyterhub": launch.jupyterhub,
                 "path_to_docs": f"notebooks/{language}"}
@@ -197,11 +178,6 @@ def sphinx_command(language: str, source: Path, output: Path, doctrees: Path) ->
     """One language's build: warnings are errors (a broken link or heading fails the site, not a reader)."""
     return [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", "--keep-going", "-c", str(WEBSITE_DIR),
             "-d", str(doctrees), "-D", f"language={sphinx_locale(language)}", str(source), str(output)]
-
-
-def sphinx_locale(language: str) -> str:
-    """The locale Sphinx and the theme take their own words from (the catalog's meta.locale: pt_BR for pt)."""
-    return meta(language, "locale", language)
 
 
 def front_page(titles: dict[str, str], launch: Launch = Launch()) -> str:

@@ -2,14 +2,13 @@
 
 Reads the `site.json` that `website/build.py` stages beside one language's pages and sets what differs per
 language: the title, the repository and launch buttons (Binder, a JupyterHub), the language switcher's links,
-the pages' `hreflang` alternates, and the theme's own words in the page's language (the catalogs' [theme]).
+the pages' `hreflang` alternates; registers the course's catalog of the theme's words first (see setup).
 Adds the `lab-cell` lexer: a `%%lab_file <path>` cell is highlighted as the file it writes (JavaScript, JSONC),
 every other cell as Python. Imports nothing of the course.
 """
 
 from __future__ import annotations
 
-import gettext
 import json
 import re
 from collections.abc import Iterator
@@ -20,17 +19,13 @@ from pygments.lexer import Lexer
 from pygments.lexers import JavascriptLexer, PythonLexer, get_lexer_for_filename
 from pygments.token import Keyword, Text
 from pygments.util import ClassNotFound
-from sphinx import locale
 
 SETTINGS = "site.json"
 LEXER = "lab-cell"
 LAB_FILE = re.compile(r"%%lab_file\s+(\S+)")
 BINDER = "https://mybinder.org"
-SEARCH_SCRIPT = """for (const [text, translated] of Object.entries(Documentation.TRANSLATIONS)) {{
-  if (!translated || (Array.isArray(translated) && !translated.every(Boolean))) delete Documentation.TRANSLATIONS[text];
-}}
-Documentation.PLURAL_EXPR = (n) => ({singular}.includes(n) ? 0 : 1);
-Object.assign(Documentation.TRANSLATIONS, {words});"""
+LOCALE = "locale"  # beside the pages: the course's message catalogs (website/theme_words.py), conf.py's locale_dirs
+BOOK_THEME_DOMAIN = "booktheme"
 
 
 class LabCellLexer(Lexer):
@@ -66,6 +61,9 @@ def _settings(app: Any) -> dict[str, Any]:
 
 def _configure(app: Any, config: Any) -> None:
     settings = _settings(app)
+    # Sphinx reads the search page's catalog (sphinx.js) from locale_dirs as given, i.e. from the working folder:
+    # made absolute, they name the catalogs beside the pages, where Sphinx's gettext catalogs come from too.
+    config.locale_dirs = [str(Path(app.srcdir, folder)) for folder in config.locale_dirs]
     config.html_title = settings.get("title", config.project)
     options = config.html_theme_options
     options["extra_footer"] = settings.get("footer", "")
@@ -77,34 +75,6 @@ def _configure(app: Any, config: Any) -> None:
         options["launch_buttons"] = {**options.get("launch_buttons", {}), "binderhub_url": BINDER}
         if settings.get("jupyterhub"):
             options["launch_buttons"]["jupyterhub_url"] = settings["jupyterhub"]
-
-
-def _theme_words(app: Any) -> None:
-    """The course's translation of the theme's words, over every message catalog Sphinx and the themes loaded
-    (the Book theme has no Portuguese catalog, and some words are missing from every language's)."""
-    settings = _settings(app)
-    words = settings.get("theme_words", {})
-    for translator in locale.translators.values():
-        if isinstance(translator, gettext.GNUTranslations):
-            translator._catalog.update(words)  # type: ignore[attr-defined]
-        else:
-            translator.add_fallback(_Words(words))
-    if settings.get("script_words"):
-        # The search page's words: Sphinx's JavaScript catalogs leave some empty (a blank heading or count), de's
-        # plural rule yields true/false (no index: the count fails), es's no-results sentence is ungrammatical.
-        # Empty entries go (English shows, and a test sees it), then the course's words, in two plural forms chosen
-        # by the catalog's meta.singular, as every count the course prints.
-        app.add_js_file(None, priority=900, body=SEARCH_SCRIPT.format(words=json.dumps(settings["script_words"]),
-                                                                     singular=json.dumps(settings["singular"])))
-
-
-class _Words(gettext.NullTranslations):
-    def __init__(self, words: dict[str, str]) -> None:
-        super().__init__()
-        self.words = words
-
-    def gettext(self, message: str) -> str:
-        return self.words.get(message, message)
 
 
 def _page_context(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
@@ -121,8 +91,13 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict[str,
 
 
 def setup(app: Any) -> dict[str, Any]:
+    # The course's words for the Book theme's domain, registered before the theme registers its own (the theme
+    # loads with the builder, after this): the first catalog of a domain is the one asked first. Sphinx's domain
+    # takes them from conf.py's locale_dirs. Both written by website/theme_words.py.
+    course_words = Path(app.srcdir) / LOCALE
+    if course_words.is_dir():
+        app.add_message_catalog(BOOK_THEME_DOMAIN, str(course_words))
     app.add_lexer(LEXER, LabCellLexer)
     app.connect("config-inited", _configure)
-    app.connect("builder-inited", _theme_words)
     app.connect("html-page-context", _page_context)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
