@@ -24,6 +24,7 @@ html_theme_options = {
     "article_header_end": ["language-switcher.html", "article-header-buttons.html"],
     "use_download_button": True,
     "show_toc_level": 2,
+    "navbar_persistent": [],  # search: the sidebar's field (the theme also put one in a header bar of its own)
     "footer_content_items": ["extra-footer.html"],  # the licence sentence (site_sphinx), no "By <author>" line
     "launch_buttons": {"notebook_interface": "jupyterlab"},  # binderhub/jupyterhub: site_sphinx, when given
 }

@@ -593,6 +593,8 @@ def test_outputs_wrap_and_the_plot_reads_at_any_width(watched: Watched, width: i
         if width >= 1280:
             assert PLOT_FONT * plot["scale"] >= 10, plot
         assert watched.page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+        searches = watched.page.locator(".search-button-field:visible, .search-button:visible").count()
+        assert searches == 1, (language, width, searches)  # one way to search (it was twice, under an empty bar)
     assert watched.problems == []
 
 
