@@ -92,23 +92,42 @@ def _declared_closure() -> set[str]:
     return seen
 
 
+def module_source(module: str) -> Path | None:
+    """The file of one of the package's modules, None for anything else."""
+    if not module.startswith("reservation_lab"):
+        return None
+    path = REPO_ROOT / "lib" / Path(*module.split("."))
+    for source in (path.with_suffix(".py"), path / "__init__.py"):
+        if source.is_file():
+            return source
+    return None
+
+
 def test_everything_the_learners_facade_imports_is_a_declared_dependency(tmp_path: Path) -> None:
-    """A fresh `pip install -e .` without extras must import `reservation_lab.course` (hypothesis once came only
-    with the drills' extra): every third-party module that a module of the package loaded by the facade imports
-    (at its top or inside a function) belongs to a dependency declared without an extra, or to what they bring."""
+    """A fresh `pip install -e .` without extras must import `reservation_lab.course` and grade (hypothesis once came
+    only with the drills' extra): every third-party module that a module of the package loaded by the facade, or
+    imported by one of them inside a function, imports belongs to a dependency declared without an extra, or to
+    what they bring."""
     done = subprocess.run([sys.executable, "-c", "import sys, json; import reservation_lab.course; print(json.dumps("
                            "sorted(n for n, m in sys.modules.items() if n.startswith('reservation_lab'))))"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     imported: set[str] = set()
-    for module in json.loads(done.stdout):
-        path = REPO_ROOT / "lib" / Path(*module.split("."))
-        source = path.with_suffix(".py") if path.with_suffix(".py").is_file() else path / "__init__.py"
+    todo, walked = list(json.loads(done.stdout)), set()
+    while todo:  # the loaded modules and every module of the package they import, also inside a function (lazily)
+        module = todo.pop()
+        source = module_source(module)
+        if module in walked or source is None:
+            continue
+        walked.add(module)
         for node in ast.walk(ast.parse(source.read_text())):
             if isinstance(node, ast.Import):
                 imported |= {alias.name.split(".")[0] for alias in node.names}
+                todo += [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 imported.add(node.module.split(".")[0])
+                todo += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    assert "reservation_lab.exercises.grader" in walked  # loaded by the first grade, not at import
     owners = metadata.packages_distributions()
     third_party = {m for m in imported if m not in sys.stdlib_module_names and m != "reservation_lab"}
     used = {re.sub(r"[-_.]+", "-", dist).lower() for module in third_party for dist in owners.get(module, [module])}
