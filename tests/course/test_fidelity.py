@@ -56,3 +56,27 @@ def test_the_check_names_a_missing_or_mistyped_cell() -> None:
     assert problems_of(["p", "fact", "md-step7, burst-summary"], ids) == []
     assert problems_of(["p", "fact", "md-step8"], ids) == ["no existing cell", "unknown cell md-step8"]
     assert problems_of(["p", "fact", "md-step7, burst-sumary"], ids) == ["unknown cell burst-sumary"]
+
+
+TERMINAL = NOTEBOOKS_DIR / "source" / "terminal"
+
+
+def test_what_the_map_says_of_the_terminal_blocks_and_the_node_tests_is_still_true() -> None:
+    """The map's claims that go stale when a notebook changes: a command it says a terminal block starts with is
+    that block's first line, and the node tests it counts are the count the committed German run printed."""
+    import json
+
+    text = FIDELITY.read_text()
+    claims = re.findall(r"step-(\d)\s+(?:burst\s+)?block\s+(starts with|runs)\s+`([^`]+)`", text)
+    assert len(claims) >= 3, claims
+    for step, verb, command in claims:
+        blocks = [path.read_text() for path in TERMINAL.glob(f"step{step}*.sh")]
+        found = [block for block in blocks if (block.startswith(command) if verb == "starts with" else
+                                                any(line.strip() == command for line in block.splitlines()))]
+        assert found, f"no step-{step} terminal block {verb} {command!r}"
+    assert "has no `rm -f" not in text
+    notebook = json.loads((NOTEBOOKS_DIR / "de" / "concurrent-reservations.ipynb").read_text())
+    node_tests = next(cell for cell in notebook["cells"] if cell.get("id") == "node-tests")
+    printed = "".join("".join(output.get("text", "")) for output in node_tests["outputs"])
+    counted = set(re.findall(r"\((\d+) in the committed", text))
+    assert counted and {n for n in counted if f"{n} bestanden" not in printed} == set(), (counted, printed[-200:])
