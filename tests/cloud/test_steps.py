@@ -272,7 +272,7 @@ def test_delete_runs_wrangler_delete_without_force_and_checks_the_name_it_asked_
 def test_wait_until_ready_against_real_dev_server(dev_server: DevServer) -> None:
     started = time.monotonic()
     wait_until_ready(dev_server.base_url, timeout=30, settle=0)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 20  # returned on the first answer, well before its 30 s (a loaded machine)
     send_burst_sync(dev_server.base_url, "readiness", 1)  # the probe object is no longer fresh
     with raises_key("cloud.not_ready", LabError, seconds=2) as raised:
         wait_until_ready(dev_server.base_url, timeout=2, settle=0)
