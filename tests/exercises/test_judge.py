@@ -95,3 +95,20 @@ def test_a_replay_repeats_an_earlier_requestid_with_the_seats_it_drew() -> None:
     assert (replay.request_id, replay.seats, replay.kind) == ("r1-1", 1, "replay")
     assert json.loads(replay.body) == {"requestId": "r1-1", "seats": 1}
     assert (no_earlier.request_id, no_earlier.kind) == ("r2-2", "new")  # nothing earlier in workshop 1: a new one
+
+
+def test_accepted_beyond_capacity_counts_new_accepted_seats_once() -> None:
+    """A clamped counter (every request accepted, the counter stuck at 4) repeats counter values, which reads as a
+    lost update; the judge names it overbooking because more seats were accepted than were free."""
+    from reservation_lab.exercises.judge import accepted_beyond_capacity
+
+    def answer(rid: str, seats: int, reserved: int, **extra: object) -> dict[str, object]:
+        return {"requestId": rid, "seats": seats, "status": "accepted", "reserved": reserved, **extra}
+
+    before = {"capacity": 4, "reserved": 1}
+    clamped = [answer("a", 2, 3), answer("b", 2, 4), answer("c", 1, 4)]
+    assert accepted_beyond_capacity(clamped, before, prior=[])
+    fits = [answer("a", 2, 3), answer("a", 2, 3), answer("b", 1, 4), answer("old", 3, 4, replayed=True)]
+    assert not accepted_beyond_capacity(fits, before, prior=[])  # twins once, a replay not at all
+    assert not accepted_beyond_capacity([answer("old", 3, 4)], before, prior=[{"requestId": "old"}])
+    assert not accepted_beyond_capacity(clamped, {"capacity": 4, "reserved": None}, prior=[])

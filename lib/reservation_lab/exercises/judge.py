@@ -174,6 +174,22 @@ def _answers_failure(sent: list[Sent], number: int) -> Failure | None:
     return None
 
 
+def accepted_beyond_capacity(answers: list[dict[str, Any]], before: dict[str, Any],
+                             prior: list[dict[str, Any]]) -> bool:
+    """More seats accepted than were free: the reserved counter before the round plus the seats of this round's
+    accepted new requests (a requestId neither answered before nor counted twice) exceeds the capacity. A Worker
+    that clamps its counter shows this as repeated counter values too; overbooking is what the learner must see."""
+    seen = {answer.get("requestId") for answer in prior}
+    seats = 0
+    for answer in answers:
+        rid = answer.get("requestId")
+        if answer.get("status") == "accepted" and not answer.get("replayed") and rid not in seen:
+            seen.add(rid)
+            seats += answer.get("seats") if type(answer.get("seats")) is int else 0
+    reserved, capacity = before.get("reserved"), before.get("capacity")
+    return type(reserved) is int and type(capacity) is int and reserved + seats > capacity
+
+
 def _contradiction(check: CheckResult, workshop: str, number: int) -> Failure:
     keys = [message.key.removeprefix("checker.") for message in check.problem_messages]
     kind = next((CLASS_OF_PROBLEM[key] for key in keys if key in CLASS_OF_PROBLEM), "contradiction")
@@ -233,7 +249,11 @@ def _judge_round(base_url: str, workshops: list[str], sent: list[Sent], number: 
         answers = [one.response() for one in sent if one.valid and one.workshop == workshop]
         check = check_history(answers, before[workshop], after[workshop], prior=prior[workshop])
         if not check.ok:
-            return _contradiction(check, workshop, number), after
+            failure = _contradiction(check, workshop, number)
+            if accepted_beyond_capacity(answers, before[workshop], prior[workshop]):  # the headline, whatever else
+                failure = Failure("overbooking", Message("exercises.class_overbooking", {"workshop": workshop}),
+                                  number, check)
+            return failure, after
         prior[workshop].extend(answers)
     return None, after
 
