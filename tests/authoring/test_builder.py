@@ -176,9 +176,10 @@ def test_nbval_catches_a_changed_invariant(tmp_path: Path) -> None:
 
 
 def test_the_notebooks_readme_links_each_notebook_by_its_title() -> None:
-    """notebooks/README.md names each notebook by the title its prose gives it (H1 of the `title` section)."""
+    """notebooks/README.md names each notebook, the lab and the exercises in every language, by the title its prose
+    gives it (H1 of the `title` section)."""
     readme = (NOTEBOOKS_DIR / "README.md").read_text()
     links = dict((target, text) for text, target in re.findall(r"\[([^\]]+)\]\(([a-z]{2}/[^)]+\.ipynb)\)", readme))
-    titles = {f"{prose.language}/{builder.NOTEBOOK_NAME}": prose.cells["title"].splitlines()[0].removeprefix("# ")
-              for prose in builder.languages()}
-    assert links == titles
+    titles = {f"{prose.language}/{notebook.file_name}": prose.cells["title"].splitlines()[0].removeprefix("# ")
+              for notebook in builder.NOTEBOOKS for prose in builder.languages(notebook.source_dir)}
+    assert len(titles) == 6 and links == titles
