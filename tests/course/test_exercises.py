@@ -100,7 +100,8 @@ def test_a_failed_grade_shows_the_smallest_workload_in_the_learners_language(
     result = lab.grade("guard", seed=1, workloads=10)
     assert not result.passed and result.failure is not None and result.failure.kind == "overbooking"
     shown = capsys.readouterr().out
-    assert shown.startswith(message("exercises.grade_failed", "pt", name="guard", problem=result.failure.message))
+    assert shown.startswith(message("exercises.grade_failed", "pt", name="guard", number=1,
+                                    problem=result.failure.message))
     assert message("exercises.round", "pt", round=1) in shown and message("exercises.why", "pt") in shown
     assert '"reserved": 5' in shown and english_lines(shown) == []
     assert lab.stop_grading() == {"processesLeft": 0, "portFree": True}
@@ -114,7 +115,7 @@ def test_a_reference_solution_that_fails_stops_the_run(tmp_path: Path, monkeypat
     monkeypatch.setattr(catalog.Exercise, "solution",
                         lambda self, language="en": broken.stub() if self.name == "init" else "")
     lab.start("de", tmp_path / "run")
-    with raises_key("exercises.grade_failed_short", GradeFailed, name="init"):
+    with raises_key("exercises.grade_failed_short", GradeFailed, name="init", number=4):
         lab.grade("init", solution=True, seed=1, workloads=10, seconds=5)
     assert lab.stop_grading() == {"processesLeft": 0, "portFree": True}
 

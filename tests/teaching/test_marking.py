@@ -14,7 +14,7 @@ import pytest
 
 from reservation_lab.authoring.builder import EXERCISES, notebook_path
 from reservation_lab.course.files import MAGIC
-from reservation_lab.exercises.catalog import exercise, exercises
+from reservation_lab.exercises.catalog import exercise, exercise_number, exercises
 from reservation_lab.i18n.catalog import template
 from reservation_lab.teaching.marking import tampered_cells
 from tests.support import english_lines, output_text
@@ -87,7 +87,8 @@ def test_the_solved_notebook_reads_german_and_leaves_nothing_running(marked: tup
              if cell.cell_type == "code"}
     for name in exercises():
         shown = output_text(cells[f"grade-{name}"])
-        passed = template("exercises.grade_passed", "de").split("{workloads}")[0].format(name=name)
+        passed = template("exercises.grade_passed", "de").split("{workloads}")[0].format(
+            name=name, number=exercise_number(name))
         assert any(line.startswith(passed) for line in shown.splitlines()) and english_lines(shown) == [], shown
     assert '"processesLeft": 0' in output_text(cells["stop-grading"])
 

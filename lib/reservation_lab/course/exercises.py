@@ -10,7 +10,7 @@ from reservation_lab.course.session import current
 from reservation_lab.domain.checker import explain
 from reservation_lab.errors import LabError
 from reservation_lab.exercises import limits
-from reservation_lab.exercises.catalog import exercise
+from reservation_lab.exercises.catalog import exercise, exercise_number
 from reservation_lab.i18n import message, number, plural
 from reservation_lab.runtime.devserver import NOTHING_LEFT
 
@@ -43,7 +43,8 @@ def grade(name: str, solution: bool = False, seed: int = 0, workloads: int = lim
     show_grade(result, session.language)
     session.ledger.record(f"grade_{name}", result.passed, "passed", result.failure.kind if result.failure else "passed")
     if solution and not result.passed:
-        raise GradeFailed("exercises.grade_failed_short", name=name, problem=result.failure.message)
+        raise GradeFailed("exercises.grade_failed_short", name=name, number=exercise_number(name),
+                          problem=result.failure.message)
     return result
 
 
@@ -56,12 +57,13 @@ def show_grade(result: Grade, language: str) -> None:
               "requests": plural("exercises.requests", result.requests),
               "restarts": plural("exercises.restarts", result.restarts)}
     if result.passed:
-        print(say("exercises.grade_passed", name=result.exercise, seed=result.seed,
-                  seconds=number(result.seconds, language), **counts))
+        print(say("exercises.grade_passed", name=result.exercise, number=exercise_number(result.exercise),
+                  seed=result.seed, seconds=number(result.seconds, language), **counts))
         return
     failure = result.failure
     assert failure is not None
-    print(say("exercises.grade_failed", name=result.exercise, problem=failure.message))
+    print(say("exercises.grade_failed", name=result.exercise, number=exercise_number(result.exercise),
+              problem=failure.message))
     if result.smallest is None:
         return
     print()

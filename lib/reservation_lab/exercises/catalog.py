@@ -67,3 +67,8 @@ def exercise(name: str) -> Exercise:
     if name not in known:
         raise LabError("exercises.unknown", name=name, known=", ".join(known))
     return known[name]
+
+
+def exercise_number(name: str) -> int:
+    """The exercise's number in the notebook (1 for the first), as its heading and grade lines show it."""
+    return list(exercises()).index(exercise(name).name) + 1
