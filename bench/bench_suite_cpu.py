@@ -2,7 +2,7 @@
 test, the CPU seconds of the pytest worker and of the processes it waited for (os.times(): wrangler, node, workerd,
 papermill's kernels that exit through their parent), summed per test file.
 
-The baseline, measured in the same run: the whole machine's busy CPU seconds (/proc/stat) over the run. Each file's
+The baseline, measured in the same run: the whole machine's busy CPU seconds (psutil) over the run. Each file's
 line is its CPU and its share of that; what no file accounts for (processes nobody waited for: Jupyter kernels
 started by servers, Chromium, the hub's learners) is the last line. Nothing is asserted.
 
@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -45,9 +46,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
 
 
 def busy_seconds() -> float:
-    """The machine's busy CPU seconds since boot (all but idle and iowait)."""
-    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+    """The machine's busy CPU seconds since boot (all but idle and iowait), from psutil."""
+    times = psutil.cpu_times()
+    return sum(times) - times.idle - getattr(times, "iowait", 0.0) - getattr(times, "guest", 0.0) - getattr(
+        times, "guest_nice", 0.0)
 
 
 def main(argv: list[str] | None = None) -> int:

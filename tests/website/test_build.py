@@ -189,7 +189,7 @@ def test_the_site_builds_offline(built: Built) -> None:
     assert built.seconds < site.BUILD_TIMEOUT, f"{built.seconds:.1f} s"
     assert (built.output / ".nojekyll").exists()
     assert sorted(path.name for path in built.output.iterdir()) == sorted([".nojekyll", site.MARKER, "index.html",
-                                                                          *COURSE_LANGUAGES])
+                                                                          "_static", *COURSE_LANGUAGES])
 
 
 @pytest.mark.parametrize("language", COURSE_LANGUAGES)
@@ -308,6 +308,30 @@ def test_the_site_publishes_no_source_maps(built: Built) -> None:
     assert list(built.output.rglob("*.map")) == []
     size = sum(path.stat().st_size for path in built.output.rglob("*") if path.is_file())
     assert size < 14_000_000, size
+
+
+def test_the_theme_s_assets_are_shipped_once_and_every_page_finds_them(built: Built) -> None:
+    """Files every language's build wrote with the same bytes live once, in the site's _static/; a language's own
+    _static/ keeps only what differs (its words, its stemmer, its options); every asset a page loads or links
+    exists (a moved file no page finds would be a blank style or a dead script)."""
+    shared = [p for p in (built.output / "_static").rglob("*") if p.is_file()]
+    assert len(shared) > 50 and any(p.name == "favicon.svg" for p in shared)
+    own = {language: sorted(p.relative_to(built.output / language / "_static").as_posix()
+                            for p in (built.output / language / "_static").rglob("*") if p.is_file())
+           for language in COURSE_LANGUAGES}
+    assert all(0 < len(files) <= 8 for files in own.values()), own
+    assert all("documentation_options.js" in files for files in own.values())
+    missing, checked = [], 0
+    for path in pages_of(built.output):
+        for reference in re.findall(r'(?:href|src)="([^"]+)"', path.read_text(encoding="utf-8")):
+            target = unquote(urldefrag(reference)[0].split("?")[0])
+            if "_static/" not in target or re.match(r"^[a-z]+:", target):
+                continue
+            checked += 1
+            if not (path.parent / target).exists():
+                missing.append(f"{path.relative_to(built.output)} -> {reference}")
+    assert missing == [] and checked > 200
+    assert "../_static/styles/theme.css" in (built.output / "de" / f"{LAB_PAGE}.html").read_text()
 
 
 def test_an_index_page_without_repository_has_no_launch_section() -> None:

@@ -32,6 +32,7 @@ import jinja2
 from reservation_lab.authoring.builder import NOTEBOOKS
 from reservation_lab.i18n import COURSE_LANGUAGES, language_name, message
 from reservation_lab.paths import NOTEBOOKS_DIR, REPO_ROOT
+from reservation_lab.website.shared_assets import share_assets
 from reservation_lab.website.theme_words import sphinx_locale, write_locale
 
 WEBSITE_DIR = REPO_ROOT / "website"
@@ -266,6 +267,7 @@ def build_site(output: Path = DEFAULT_OUTPUT, launch: Launch = Launch(),
         for language, html in built.items():
             shutil.copytree(html, site / language,
                             ignore=shutil.ignore_patterns(".buildinfo", ".doctrees", *NOT_PUBLISHED))
+        share_assets(site, tuple(built))
         (site / "index.html").write_text(front_page(titles, launch), encoding="utf-8")
         (site / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ and _images/ as they are
         (site / MARKER).write_text("Built by ./lab site; the next ./lab site replaces this whole folder.\n")
