@@ -23,16 +23,18 @@ def _pgid(line: str) -> int | None:
         return None
 
 
-def test_crash_drill_loses_no_acknowledged_reservation(tmp_path: Path) -> None:
-    report = run_crash_drill(trials=5, burst=60, seed=20260918, workdir=tmp_path)
+@pytest.mark.parametrize("trials", [2, pytest.param(5, marks=pytest.mark.stress)])
+def test_crash_drill_loses_no_acknowledged_reservation(tmp_path: Path, trials: int) -> None:
+    """Two trials in `./lab test` (each kills a server mid-burst at a seeded point), five under `-m stress`."""
+    report = run_crash_drill(trials=trials, burst=60, seed=20260918, workdir=tmp_path)
 
     assert isinstance(report, CrashReport)
     assert report.ok, [t.problems for t in report.trials]
-    assert report.kills == len(report.trials) == 5
+    assert report.kills == len(report.trials) == trials
     assert report.acknowledged_lost == 0
-    assert report.held == 5
-    assert report.summary_line() == ("crash drill: 5 trials, 5 kills, 0 acknowledged reservations lost, "
-                                     "invariant held in 5/5")
+    assert report.held == trials
+    assert report.summary_line() == (f"crash drill: {trials} trials, {trials} kills, 0 acknowledged reservations "
+                                     f"lost, invariant held in {trials}/{trials}")
     for t in report.trials:
         assert t.killed_exit_code == -9, "the server must have died of SIGKILL, not been stopped"
         assert t.in_flight_at_kill > 0 and 1 <= t.kill_after_answers < 60
@@ -48,7 +50,7 @@ def test_crash_drill_loses_no_acknowledged_reservation(tmp_path: Path) -> None:
     # Each trial had its own run folder and state, and both servers' logs.
     roots = {t.run_root for t in report.trials}
     states = {t.state_dir for t in report.trials}
-    assert len(roots) == len(states) == 5
+    assert len(roots) == len(states) == trials
     for t in report.trials:
         assert t.run_root.parent == tmp_path.resolve()
         assert t.state_dir.is_dir() and any(t.state_dir.rglob("*.sqlite"))

@@ -122,8 +122,10 @@ def test_other_start_failures_are_not_retried(run_folder: RunFolder, monkeypatch
     assert len(picks) == 2  # one listening port and one inspector port: one start
 
 
-def test_six_dev_servers_started_at_once(tmp_path: Path) -> None:
-    runs = [create_run_folder(tmp_path / f"run-{i}") for i in range(6)]
+@pytest.mark.parametrize("count", [3, pytest.param(6, marks=pytest.mark.stress)])
+def test_dev_servers_started_at_once(tmp_path: Path, count: int) -> None:
+    """Three at once in `./lab test` (each start picks two ports: six picks racing), six under `-m stress`."""
+    runs = [create_run_folder(tmp_path / f"run-{i}") for i in range(count)]
     for run in runs:
         write_wrangler_config(run)
     with ThreadPoolExecutor(len(runs)) as pool:
