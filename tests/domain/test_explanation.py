@@ -172,7 +172,12 @@ def test_every_template_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
         for language in LANGUAGES:
             explain(result, language=language)
             explain(result, limit=1, language=language)
-    assert sorted(set(CATALOG) - used) == []
+    assert sorted(set(CATALOG) - used - SEARCH_TEMPLATES) == []
+
+
+SEARCH_TEMPLATES = {"checker.decided_again", "checker.cancelled_twice", "checker.counter_out_of_range",
+                    "checker.no_order_for", "checker.no_order_durable", "checker.kind_reserve", "checker.kind_cancel"}
+# check_with_cancels' problems (domain/checker/search.py): reached by tests/domain/test_checker_search.py
 
 
 @pytest.mark.parametrize("name", sorted(BROKEN))

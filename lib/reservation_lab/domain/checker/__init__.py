@@ -41,16 +41,19 @@ catalogs). Each problem is kept as a `Message` (a template key and its values) i
 
 The modules: `verdict` (the result and its problems), `history` (responses into decisions), `chain` (the accepted
 answers along the counter, the rejections on it, the serial order), `fill` (undecided requests in the holes),
-`status` (the status dicts before and after), `check` (the phases in order), `explanation` (`explain`).
+`status` (the status dicts before and after), `check` (the phases in order), `explanation` (`explain`), and
+`search` (`check_with_cancels`: histories with cancellations, where the counter also moves down, so the order is
+searched for, Wing & Gong's way, instead of read off the counter).
 """
 
 from reservation_lab.domain.checker.check import check_history
 from reservation_lab.domain.checker.explanation import explain
 from reservation_lab.domain.checker.fill import PLAN_STATES, PLAN_UNKNOWNS
 from reservation_lab.domain.checker.history import DECIDED, HTTP_FOR
+from reservation_lab.domain.checker.search import check_with_cancels
 from reservation_lab.domain.checker.status import STATUS_FIELDS
 from reservation_lab.domain.checker.verdict import CheckResult, Step
 from reservation_lab.i18n import Message, describe, plural
 
 __all__ = ["DECIDED", "HTTP_FOR", "PLAN_STATES", "PLAN_UNKNOWNS", "STATUS_FIELDS", "CheckResult", "Message", "Step",
-           "check_history", "describe", "explain", "plural"]
+           "check_history", "check_with_cancels", "describe", "explain", "plural"]
