@@ -66,6 +66,22 @@ def client(dev_server: DevServer) -> Iterator[LabClient]:
         yield lab_client
 
 
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
+    """One real dev server for a module whose tests each use workshops of their own names (a workshop is its own
+    object and state), stopped and proven gone after the module (domain.runs.serving)."""
+    run = create_run_folder(tmp_path_factory.mktemp("shared-server") / "run")
+    write_wrangler_config(run)
+    with serving(run) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def shared_client(shared_server: DevServer) -> Iterator[LabClient]:
+    with LabClient(shared_server.base_url) as lab_client:
+        yield lab_client
+
+
 # notebooks, browser, papermill runs, benches: not part of the quick inner loop
 # Not in the inner loop (`-m quick`): notebooks, browser and papermill runs, the benches, and the whole-flow runs of
 # the drills and of steps 5-7 against the double (each starts several dev servers; they stay in `./lab test`).

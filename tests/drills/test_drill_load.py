@@ -21,14 +21,15 @@ from reservation_lab.errors import LabError
 from reservation_lab.runtime.ports import port_is_free
 from tests.support import raises_key
 
-REQUESTS = 500
 LEVELS = [10, 50]
-WORKSHOPS = 20
+SIZES = [(200, 8), pytest.param((500, 20), marks=pytest.mark.stress)]  # (requests, workshops): 25 per workshop
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> LoadReport:
-    return run_load_drill(REQUESTS, LEVELS, WORKSHOPS, workdir=tmp_path_factory.mktemp("load") / "run",
+@pytest.fixture(scope="module", params=SIZES, ids=lambda size: f"{size[0]}-requests")
+def report(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> LoadReport:
+    """200 requests per level in `./lab test`, 500 under `-m stress`."""
+    requests, workshops = request.param
+    return run_load_drill(requests, LEVELS, workshops, workdir=tmp_path_factory.mktemp("load") / "run",
                           progress=False, seed=7)
 
 
@@ -43,10 +44,10 @@ def test_nothing_lost_and_every_verdict_holds(report: LoadReport) -> None:
 
 def test_report_fields_are_sane(report: LoadReport) -> None:
     for level in report.levels:
-        assert (level.requests, level.workshops) == (REQUESTS, WORKSHOPS)
-        assert level.accepted + level.rejected == REQUESTS
-        # 15 requests of 1-2 seats per 4-seat workshop: at least 2 and at most 4 are accepted in each.
-        assert 2 * WORKSHOPS <= level.accepted <= 4 * WORKSHOPS
+        assert level.requests == 25 * level.workshops and level.workshops in (8, 20)
+        assert level.accepted + level.rejected == level.requests
+        # 25 requests of 1-2 seats per 4-seat workshop: at least 2 and at most 4 are accepted in each.
+        assert 2 * level.workshops <= level.accepted <= 4 * level.workshops
         assert level.seconds > 0 and level.requests_per_second > 0
         assert 0 < level.latency_ms["p50"] <= level.latency_ms["p99"]
         assert level.end_to_end_ms["p50"] >= level.latency_ms["p50"]

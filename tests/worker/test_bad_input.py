@@ -80,18 +80,18 @@ PLAIN = [case for case in CASES if not case.chunked]
 
 
 @pytest.fixture
-def seeded(client: LabClient) -> dict:
+def seeded(shared_client: LabClient) -> dict:
     """launch-day with two seats taken, so 'unchanged' is a non-trivial claim."""
-    assert client.reserve(SEED_WORKSHOP, "request-seed", 2).status_code == 201
-    return client.status(SEED_WORKSHOP)
+    assert shared_client.reserve(SEED_WORKSHOP, "request-seed", 2).status_code == 201
+    return shared_client.status(SEED_WORKSHOP)
 
 
 def test_bad_inputs_get_documented_errors_and_change_nothing(
-    dev_server: DevServer, client: LabClient, seeded: dict
+    shared_server: DevServer, shared_client: LabClient, seeded: dict
 ) -> None:
     failures = []
     for case in PLAIN:
-        status, content_type, raw = send_raw(dev_server.port, case)
+        status, content_type, raw = send_raw(shared_server.port, case)
         try:
             payload = json.loads(raw)
         except ValueError:
@@ -100,19 +100,20 @@ def test_bad_inputs_get_documented_errors_and_change_nothing(
         if (status, payload) != (case.status, documented) or "application/json" not in content_type:
             failures.append(f"{case.id}: got {status} {payload!r} ({content_type})")
     assert failures == []
-    assert client.status(SEED_WORKSHOP) == seeded
-    assert client.status(SEED_WORKSHOP)["acceptedRequests"] == 1
+    assert shared_client.status(SEED_WORKSHOP) == seeded
+    assert shared_client.status(SEED_WORKSHOP)["acceptedRequests"] == 1
 
 
-def test_oversized_chunked_body_is_refused(dev_server: DevServer, client: LabClient, seeded: dict) -> None:
+def test_oversized_chunked_body_is_refused(shared_server: DevServer, shared_client: LabClient, seeded: dict) -> None:
     oversized = next(case for case in CASES if case.id == "oversized-body")
-    status, _, raw = send_raw(dev_server.port, oversized, chunked=True)
+    status, _, raw = send_raw(shared_server.port, oversized, chunked=True)
     assert (status, json.loads(raw)) == (413, {"error": "payload_too_large"})
-    assert client.status(SEED_WORKSHOP) == seeded
+    assert shared_client.status(SEED_WORKSHOP) == seeded
 
 
-def test_a_valid_request_after_the_table_still_works(dev_server: DevServer, client: LabClient, seeded: dict) -> None:
+def test_a_valid_request_after_the_table_still_works(shared_server: DevServer, shared_client: LabClient,
+                                                     seeded: dict) -> None:
     for case in PLAIN:
-        send_raw(dev_server.port, case)
-    reply = client.reserve(SEED_WORKSHOP, "request-after-table", 2)
+        send_raw(shared_server.port, case)
+    reply = shared_client.reserve(SEED_WORKSHOP, "request-after-table", 2)
     assert (reply.status_code, reply.body["reserved"]) == (201, 4)

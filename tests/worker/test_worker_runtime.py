@@ -1,4 +1,8 @@
-"""The Worker on the real runtime (wrangler dev: workerd + SQLite): the lab's invariants."""
+"""The Worker on the real runtime (wrangler dev: workerd + SQLite): the lab's invariants.
+
+The tests share one dev server (each on workshops of its own names: a workshop is its own object and state); the
+restart test starts its own two.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +16,10 @@ from reservation_lab.domain.invariants import check_burst, durable_view, expecte
 from reservation_lab.runtime.devserver import DevServer
 
 
-def test_ten_concurrent_requests_four_accepted(client: LabClient, dev_server: DevServer) -> None:
-    before = client.status("launch-day")
-    decisions = send_burst_sync(dev_server.base_url, "launch-day", 10)
-    after = client.status("launch-day")
+def test_ten_concurrent_requests_four_accepted(shared_client: LabClient, shared_server: DevServer) -> None:
+    before = shared_client.status("launch-day")
+    decisions = send_burst_sync(shared_server.base_url, "launch-day", 10)
+    after = shared_client.status("launch-day")
     summary = check_burst(decisions, before, after)
     assert summary == expected_summary(10)
     assert summary.as_dict() == {"accepted": 4, "rejected": 6, "highestReserved": 4}
@@ -54,27 +58,27 @@ def test_restart_replay_and_late_request(dev_server_factory) -> None:
         }
 
 
-def test_same_request_id_ten_times_makes_one_attempt(client: LabClient, dev_server: DevServer) -> None:
-    decisions = send_burst_sync(dev_server.base_url, "same-id", ids=["request-same"] * 10)
+def test_same_request_id_ten_times_makes_one_attempt(shared_client: LabClient, shared_server: DevServer) -> None:
+    decisions = send_burst_sync(shared_server.base_url, "same-id", ids=["request-same"] * 10)
     assert [d.status for d in decisions] == ["accepted"] * 10
     assert sum(not d.body["replayed"] for d in decisions) == 1
     assert {d.reserved for d in decisions} == {1}
-    status = client.status("same-id")
+    status = shared_client.status("same-id")
     assert (status["reserved"], status["acceptedRequests"], status["rejectedRequests"]) == (1, 1, 0)
 
 
-def test_mixed_seat_sizes_over_several_workshops(client: LabClient, dev_server: DevServer) -> None:
+def test_mixed_seat_sizes_over_several_workshops(shared_client: LabClient, shared_server: DevServer) -> None:
     async def all_bursts():
         plans = {f"mixed-{w}": [1 + (i * (w + 1)) % 4 for i in range(12)] for w in range(4)}
         results = await asyncio.gather(*(
-            send_burst(dev_server.base_url, name, seats=seats, prefix=f"req-{name}", ids=None, size=len(seats))
+            send_burst(shared_server.base_url, name, seats=seats, prefix=f"req-{name}", ids=None, size=len(seats))
             for name, seats in plans.items()
         ))
         return dict(zip(plans, results, strict=True))
 
     zero = {"capacity": 4, "reserved": 0, "acceptedRequests": 0, "rejectedRequests": 0, "acceptedSeats": 0}
     for name, decisions in asyncio.run(all_bursts()).items():
-        status = client.status(name)
+        status = shared_client.status(name)
         check_burst(decisions, zero, status)
         accepted_seats = sum(d.seats for d in decisions if d.status == "accepted")
         assert status["reserved"] == accepted_seats == status["acceptedSeats"] <= 4
@@ -86,30 +90,32 @@ def test_mixed_seat_sizes_over_several_workshops(client: LabClient, dev_server: 
                 assert d.reserved + d.seats > 4
 
 
-def test_workshops_are_separate_objects(client: LabClient, dev_server: DevServer) -> None:
-    send_burst_sync(dev_server.base_url, "alpha", 6)
-    assert client.status("alpha")["reserved"] == 4
-    assert client.status("beta")["reserved"] == 0
+def test_workshops_are_separate_objects(shared_client: LabClient, shared_server: DevServer) -> None:
+    send_burst_sync(shared_server.base_url, "alpha", 6)
+    assert shared_client.status("alpha")["reserved"] == 4
+    assert shared_client.status("beta")["reserved"] == 0
 
 
-def test_decision_log_line_is_json(client: LabClient, dev_server: DevServer) -> None:
+def test_decision_log_line_is_json(shared_client: LabClient, shared_server: DevServer) -> None:
     import json
     import time
 
-    client.reserve("logged", "request-logged", 2)
+    shared_client.reserve("logged", "request-logged", 2)
     deadline = time.monotonic() + 5
     lines: list[dict] = []
-    while not lines and time.monotonic() < deadline:
-        for raw in dev_server.log_text().splitlines():
+    while not any(line.get("workshop") == "logged" for line in lines) and time.monotonic() < deadline:
+        lines = []
+        for raw in shared_server.log_text().splitlines():
             start = raw.find('{"event"')
             if start >= 0:
                 lines.append(json.loads(raw[start:]))
         time.sleep(0.1)
-    assert {"event": "reservation_decided", "workshop": "logged", "requestId": "request-logged", "seats": 2,
-            "status": "accepted", "reserved": 2, "replayed": False}.items() <= lines[0].items()
+    logged = [line for line in lines if line.get("workshop") == "logged"]  # the server is the module's
+    assert logged and {"event": "reservation_decided", "workshop": "logged", "requestId": "request-logged", "seats": 2,
+                       "status": "accepted", "reserved": 2, "replayed": False}.items() <= logged[0].items()
 
 
-def test_health(dev_server: DevServer) -> None:
-    response = httpx.get(f"{dev_server.base_url}/health", trust_env=False)
+def test_health(shared_server: DevServer) -> None:
+    response = httpx.get(f"{shared_server.base_url}/health", trust_env=False)
     assert (response.status_code, response.json()) == (200, {"status": "ok"})
     assert response.headers["content-type"].startswith("application/json")
