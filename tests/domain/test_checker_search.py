@@ -172,7 +172,7 @@ def exhaustive(rounds: list[list[Request]], after: dict) -> bool:
     return any(all(state.status()[k] == after[k] for k in after) for state in states)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)  # the oracle enumerates every order: ~0.06 s an example here
 @given(executions(), st.data())
 def test_a_mutated_history_is_rejected_exactly_when_no_order_explains_it(
         execution: tuple[list[list[Request]], dict], data: st.DataObject) -> None:
@@ -180,7 +180,7 @@ def test_a_mutated_history_is_rejected_exactly_when_no_order_explains_it(
     says ok exactly when an exhaustive enumeration of orders finds one."""
     rounds, after = execution
     answered_at = [(i, j) for i, round_ in enumerate(rounds) for j, r in enumerate(round_) if r.answer]
-    if answered_at and len(sum(rounds, [])) <= 7:
+    if answered_at and len(sum(rounds, [])) <= 6:
         i, j = data.draw(st.sampled_from(answered_at))
         seen = dict(rounds[i][j].answer)
         change = data.draw(st.sampled_from(("reserved+", "reserved-", "replayed", "status")))

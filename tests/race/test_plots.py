@@ -33,7 +33,7 @@ def test_side_by_side_panels_with_localized_labels() -> None:
     assert [texts(panel, "title") for panel in panels] == [["naiv"], ["atomar"]]
     bars = [[rect.get("data-status") for rect in panel.iter(f"{SVG}rect")] for panel in panels]
     assert bars == [["accepted"] * 10, ["accepted"] * 4 + ["rejected"] * 6]
-    assert [texts(panel, "xlabel") for panel in panels] == [["ms seit dem Start des Bursts"]] * 2
+    assert [texts(panel, "xlabel") for panel in panels] == [["ms seit Beginn des Bursts"]] * 2
     assert texts(root, "legend") == ["angenommen", "abgelehnt"]
     assert "request-4  reserved=4" in texts(panels[1], "label")
     assert repr(timeline) == "Timeline(naiv, atomar)"
