@@ -130,15 +130,16 @@ class _Search:
             if index + 1 < len(self.rounds):
                 return self.run(index + 1, frozenset(range(len(self.rounds[index + 1]))), state, order)
             self.complete = True  # every answer explained; only the durable status may disagree
-            return self.after is None or all(state.status()[k] == self.after[k] for k in state.status()
-                                              if k in self.after)
+            status = state.status()
+            return self.after is None or all(status[k] == self.after[k] for k in status if k in self.after)
         key = (index, left, state)
         if key in self.failed:
             return False
         placed = len(self.rounds[index]) - len(left)
-        answered = [self.rounds[index][i] for i in sorted(left) if self.rounds[index][i].answer is not None]
-        if answered and (index, placed) > self.deepest[:2]:
-            self.deepest = (index, placed, answered[0])
+        if (index, placed) > self.deepest[:2]:
+            answered = next((self.rounds[index][i] for i in sorted(left) if self.rounds[index][i].answer), None)
+            if answered is not None:
+                self.deepest = (index, placed, answered)
         for position in sorted(left):
             request = self.rounds[index][position]
             after, answer = apply(state, request)
