@@ -90,6 +90,9 @@ NOT_QUICK = ("tests/course/", "tests/authoring/", "tests/teaching/", "tests/webs
              "tests/cloudflare_double/test_lab_on_the_double.py", "tests/cloudflare_double/test_cleanup.py",
              "tests/classroom/test_drill.py", "tests/classroom/test_learner.py")
 GERMAN_RUN_RECORD = "german-run.json"
+GERMAN_BURST, GERMAN_WORKSHOP = 25, "big-day-de"  # the shared German run: not the notebook's defaults
+GERMAN_RUN = ("--language", "de", "--burst-size", str(GERMAN_BURST), "--workshop", GERMAN_WORKSHOP,
+              "--cloud-rehearsal", "--no-experiments")
 # The longest files go to the workers first, so neither waits alone at the end (pytest-xdist sends each file's
 # tests to one worker: --dist loadfile --no-loadscope-reorder; nbval's cells of a notebook share one kernel).
 LONGEST_FIRST = ("tests/classroom/test_drill.py", "tests/authoring/test_papermill_run.py", "notebooks/",
@@ -157,8 +160,10 @@ def offline_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @dataclass(frozen=True)
 class CourseRun:
-    """`python -m reservation_lab local` of the German notebook with its defaults, the experiments skipped (nbval,
-    the browser test and the workbench tests run them)."""
+    """`python -m reservation_lab run` of the German notebook with non-default parameters (GERMAN_RUN: a burst of
+    25 on the workshop `big-day-de`) and steps 5-7 as the rehearsal, the experiments skipped (nbval, the browser test
+    and the workbench tests run them). One run, read by the papermill test, the command line's and the announced
+    commands' tests (a Run All costs ~20 CPU-s; the suite's budget: bench/RESULTS.md)."""
 
     root: Path
     stdout: str
@@ -193,7 +198,7 @@ def german_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CourseRun]:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not record.exists():
             root = RUNS_DIR / new_run_name()
-            command = [sys.executable, "-m", "reservation_lab", "local", "--workdir", str(root), "--no-experiments"]
+            command = [sys.executable, "-m", "reservation_lab", "run", "--workdir", str(root), *GERMAN_RUN]
             proc = subprocess.run(command, capture_output=True, text=True, timeout=400,
                                   cwd=tmp_path_factory.mktemp("elsewhere"))
             record.write_text(json.dumps({"root": str(root), "stdout": proc.stdout, "stderr": proc.stderr,

@@ -1,8 +1,8 @@
 """The commands a notebook announces are the lab itself: pasted into bash in their folder, they do the same thing.
 
-One German notebook runs with papermill (run folder in .runs/, so folders are shown relative to the repository);
-then every announced local command is run verbatim with bash, in the announced folder, with the environment a
-JupyterLab terminal of `./lab jupyter` has, and must do what the notebook did.
+The shared German run (tests/conftest.py: papermill, run folder in .runs/, so folders are shown relative to the
+repository); then every announced local command is run verbatim with bash, in the announced folder, with the
+environment a JupyterLab terminal of `./lab jupyter` has, and must do what the notebook did.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from reservation_lab.runtime.processes import group_members, stop_process_group
 from reservation_lab.runtime.redact import redact
 from reservation_lab.runtime.toolchain import pinned_wrangler_version
 from reservation_lab.runtime.waiting import wait_until
-from tests.conftest import CourseRun
+from tests.conftest import GERMAN_WORKSHOP, CourseRun
 
 ANNOUNCED = re.compile(r"^\[(?P<folder>[^\]]+)\] \$ (?P<command>.+)$", re.M)
 
@@ -101,7 +101,7 @@ def test_dev_pasted_serves_health_on_the_announced_port(announced) -> None:
             except (httpx.HTTPError, ValueError):
                 return proc.poll() is not None  # stop waiting if it exited
         assert wait_until(healthy, 90, interval=0.2) and proc.poll() is None, log.read_text()[-3000:]
-        status = httpx.get(f"http://127.0.0.1:{port}/workshops/launch-day/status", trust_env=False).json()
+        status = httpx.get(f"http://127.0.0.1:{port}/workshops/{GERMAN_WORKSHOP}/status", trust_env=False).json()
         assert status["reserved"] == 4, "the pasted dev server serves the notebook's durable state"
     finally:
         stop_process_group(proc.pid, proc)
