@@ -44,9 +44,14 @@ fi
 # (./lab nbgrader), and loading them costs every learner's server ~33 MiB and ~0.9 CPU-s at each start (bench/
 # RESULTS.md). A teacher's server, or a hub that hands out assignments with nbgrader's exchange, sets
 # RESERVATION_LAB_NBGRADER=1 (z2jh: singleuser.extraEnv; TLJH: c.Spawner.environment) to keep them.
-if [ "$(basename "$1")" = jupyterhub-singleuser ] && [ "${RESERVATION_LAB_NBGRADER:-}" != 1 ]; then
-  for extension in formgrader assignment_list course_list validate_assignment; do
-    set -- "$@" "--ServerApp.jpserver_extensions=nbgrader.server_extensions.$extension=False"
-  done
+# Nor jupyter-lsp's (JupyterLab's language-server bridge: the course installs no language server, and at each start
+# it asks npm for its global prefix, a node process per learner).
+if [ "$(basename "$1")" = jupyterhub-singleuser ]; then
+  set -- "$@" "--ServerApp.jpserver_extensions=jupyter_lsp=False"
+  if [ "${RESERVATION_LAB_NBGRADER:-}" != 1 ]; then
+    for extension in formgrader assignment_list course_list validate_assignment; do
+      set -- "$@" "--ServerApp.jpserver_extensions=nbgrader.server_extensions.$extension=False"
+    done
+  fi
 fi
 exec "$@"

@@ -176,10 +176,14 @@ def test_the_start_script_runs_the_course_from_the_learners_own_copy(tmp_path: P
     assert not (own / ".git").exists() and first.stderr == ""
 
 
+LSP_OFF = "--ServerApp.jpserver_extensions=jupyter_lsp=False"
+
+
 @pytest.mark.parametrize("teacher", [False, True])
 def test_a_learners_server_starts_without_nbgraders_extensions(tmp_path: Path, teacher: bool) -> None:
     """start.sh turns nbgrader's four server extensions off for a learner's jupyterhub-singleuser (a teacher's
-    server keeps them with RESERVATION_LAB_NBGRADER=1); the real server then loads none of them."""
+    server keeps them with RESERVATION_LAB_NBGRADER=1), and jupyter-lsp's for both; the real server then loads none
+    of them."""
     shim = tmp_path / "bin" / "jupyterhub-singleuser"  # records its arguments, as the hub's command would get them
     shim.parent.mkdir()
     shim.write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
@@ -191,16 +195,18 @@ def test_a_learners_server_starts_without_nbgraders_extensions(tmp_path: Path, t
     args = subprocess.run(["bash", str(START), str(shim), "--debug"], env=env, capture_output=True, text=True,
                           timeout=60, check=True).stdout.split()
     off = [a for a in args if a.startswith("--ServerApp.jpserver_extensions=nbgrader.")]
-    assert args[0] == "--debug"
+    assert args[0] == "--debug" and LSP_OFF in args  # jupyter-lsp: off for a teacher's server too
     assert off == ([] if teacher else [f"--ServerApp.jpserver_extensions=nbgrader.server_extensions.{name}=False"
                                        for name in ("formgrader", "assignment_list", "course_list",
                                                     "validate_assignment")])
     if teacher:
         return
-    loaded = started_server_log(off, tmp_path)  # the real server with those options: none of them loads
+    loaded = started_server_log([LSP_OFF, *off], tmp_path)  # the real server with those options: none of them loads
     assert "jupyterlab | extension was successfully loaded" in loaded
-    assert not [line for line in loaded.splitlines() if "nbgrader" in line and "successfully loaded" in line]
-    assert "nbgrader" in started_server_log([], tmp_path)  # the control: without them, nbgrader's load
+    assert not [line for line in loaded.splitlines() if ("nbgrader" in line or "jupyter_lsp" in line)
+                and "successfully loaded" in line]
+    control = started_server_log([], tmp_path)  # without them, nbgrader's and jupyter-lsp's load
+    assert "nbgrader" in control and "jupyter_lsp | extension was successfully loaded" in control
 
 
 def started_server_log(args: list[str], tmp_path: Path) -> str:
