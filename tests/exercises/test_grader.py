@@ -23,6 +23,7 @@ UNBOUNDED = 600.0  # seconds: a grade here is bounded by its workloads; time dep
 SMALLEST = {  # the smallest failing workload of a stub, as hypothesis shrinks it (seed 1; naive and init: see below)
     "guard": (Round((Request("new", 0, 1), Request("new", 0, 4))),),
     "replay": (Round((Request("twins", 0, 1),)),),
+    "cancel": (Round((Request("new", 0, 1),)), Round((Request("cancel", 0, 1), Request("cancel", 0, 1)))),
 }
 
 

@@ -112,3 +112,51 @@ def test_accepted_beyond_capacity_counts_new_accepted_seats_once() -> None:
     assert not accepted_beyond_capacity(fits, before, prior=[])  # twins once, a replay not at all
     assert not accepted_beyond_capacity([answer("old", 3, 4)], before, prior=[{"requestId": "old"}])
     assert not accepted_beyond_capacity(clamped, {"capacity": 4, "reserved": None}, prior=[])
+
+
+def test_a_cancel_names_an_earlier_rounds_request_or_one_never_sent() -> None:
+    """Round 1's cancel has nothing earlier to name (an unknown requestId: the Worker must answer 404); round 2's
+    name round 1's requests of their workshop by `ref`; twin cancels are sent twice; cancels carry no seats."""
+    from reservation_lab.exercises.workloads import Request, Round, Workload
+
+    workload = Workload((Round((Request("cancel", 0, 2), Request("new", 0, 3), Request("new", 0, 1))),
+                         Round((Request("cancel_twins", 0, 1, ref=1), Request("cancel", 0, 4, ref=0)))))
+    first, second = judge.requests_of(workload, "t1")
+    assert [(one.request_id, one.kind, one.seats) for one in first] == [
+        ("r1-1", "cancel", 0), ("r1-2", "new", 3), ("r1-3", "new", 1)]
+    assert [(one.request_id, one.kind) for one in second] == [("r1-3", "cancel"), ("r1-3", "cancel"),
+                                                              ("r1-2", "cancel")]
+    assert workload.size == 6 and all(one.cancels and one.valid for one in second)
+
+
+def test_a_cancel_answers_only_200_cancelled_404_or_409() -> None:
+    """A cancel's 500, or a 200 without `status: cancelled`, is a crash with the cancel's own sentence."""
+    ok = judge.Sent(1, "w", "r1-1", 0, "cancel", "", 200, {"status": "cancelled", "reserved": 0})
+    unknown = judge.Sent(1, "w", "r1-2", 0, "cancel", "", 404, {"error": "unknown_reservation"})
+    assert judge._answers_failure([ok, unknown], 1) is None
+    for code, answer in ((500, {"text": "boom"}), (200, {"status": "accepted"})):
+        failed = judge._answers_failure([judge.Sent(1, "w", "r1-1", 0, "cancel", "", code, answer)], 1)
+        assert failed is not None and failed.kind == "crash"
+        assert failed.message.key == "exercises.no_cancel_decision"
+
+
+def test_the_search_checkers_problems_map_to_the_class_a_learner_can_act_on() -> None:
+    from reservation_lab.domain.checker.search import CANCEL, RESERVE, Request, check_with_cancels
+
+    def kind_of(*rounds: list[Request]) -> str:
+        result = check_with_cancels(list(rounds), {"capacity": 4, "reserved": 0})
+        assert not result.ok
+        return judge._class_with_cancels(result.problem, 4)
+
+    held = Request(RESERVE, "a", 3, {"code": 201, "status": "accepted", "reserved": 3, "replayed": False, "seats": 3})
+    freed = {"code": 200, "status": "cancelled", "reserved": 0, "replayed": False, "seats": 3}
+    assert kind_of([held], [Request(CANCEL, "a", 0, freed), Request(CANCEL, "a", 0, freed)]) == "bad_cancel"
+    below = {**freed, "reserved": -3}
+    assert kind_of([held], [Request(CANCEL, "a", 0, freed)], [Request(CANCEL, "a", 0, below)]) == "bad_cancel"
+    rejected = Request(RESERVE, "b", 2, {"code": 409, "status": "rejected", "reserved": 3, "replayed": False,
+                                         "seats": 2})
+    assert kind_of([held], [rejected], [Request(CANCEL, "b", 0, {**freed, "reserved": 1, "seats": 2})]) == "bad_cancel"
+    again = Request(RESERVE, "a", 3, {"code": 201, "status": "accepted", "reserved": 3, "replayed": False, "seats": 3})
+    assert kind_of([held], [Request(CANCEL, "a", 0, freed)], [again]) == "double_spend"
+    over = Request(RESERVE, "c", 4, {"code": 201, "status": "accepted", "reserved": 7, "replayed": False, "seats": 4})
+    assert kind_of([held], [over]) == "overbooking"

@@ -11,7 +11,7 @@ from reservation_lab.domain.checker import explain
 from reservation_lab.errors import LabError
 from reservation_lab.exercises import limits
 from reservation_lab.exercises.catalog import exercise, exercise_number
-from reservation_lab.i18n import message, number, plural
+from reservation_lab.i18n import describe, message, number, plural
 from reservation_lab.runtime.devserver import NOTHING_LEFT
 
 if TYPE_CHECKING:  # the grader (and hypothesis) load with the first grade, not in every learner's kernel
@@ -76,17 +76,17 @@ def show_grade(result: Grade, language: str) -> None:
             print("  " + say("exercises.restart_after"))
         if number_ == failure.round:
             break
-    if failure.check is not None:
+    if failure.check is not None or failure.why is not None:
         print()
         print(say("exercises.why"))
-        print(explain(failure.check, language=language))
+        print(explain(failure.check, language=language) if failure.check else describe(failure.why, language))
 
 
 def _rows(sent: list[Sent], language: str) -> list[str]:
     """The requests of one round as an aligned table: requestId, workshop, seats, kind, HTTP, answer."""
     head = [message(f"exercises.column_{key}", language)
             for key in ("request", "workshop", "seats", "kind", "http", "answer")]
-    rows = [[one.request_id, one.workshop, str(one.seats) if one.valid else "–",
+    rows = [[one.request_id, one.workshop, str(one.seats) if one.valid and not one.cancels else "–",
              message(f"exercises.kind_{one.kind}", language), str(one.code) if one.code is not None else "–",
              _answer(one, language)] for one in sent]
     widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head) - 1)]

@@ -12,6 +12,11 @@ def reservations_path(workshop: str) -> str:
     return f"/workshops/{workshop}/reservations"
 
 
+def reservation_path(workshop: str, request_id: str) -> str:
+    """DELETE one reservation here (the exercises' cancellation Worker): 200 cancelled, 404 unknown, 409 rejected."""
+    return f"/workshops/{workshop}/reservations/{request_id}"
+
+
 def status_path(workshop: str) -> str:
     """GET the workshop's durable totals."""
     return f"/workshops/{workshop}/status"

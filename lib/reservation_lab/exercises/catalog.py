@@ -22,13 +22,15 @@ COMMENT_WIDTH = 96  # the header comment's lines, as wide as index.js's own comm
 
 @dataclass(frozen=True)
 class Exercise:
-    """One exercise: `name`, the failure class its stub shows (`breaks`), its edits and the texts to keep."""
+    """One exercise: `name`, the failure class its stub shows (`breaks`), its edits, the texts to keep, and whether
+    its Worker takes cancellations (`cancels`: the grader's workloads then cancel too)."""
 
     name: str
     breaks: str
     stub_edits: tuple[tuple[str, str], ...]
     solution_edits: tuple[tuple[str, str], ...]
     keeps: tuple[str, ...] = ()
+    cancels: bool = False
 
     def stub(self, language: str = "en") -> str:
         """The Worker the learner receives: src/index.js with the stub edits, its task comments in `language`."""
@@ -57,7 +59,7 @@ def exercises() -> dict[str, Exercise]:
     """Every exercise, in the file's (the notebook's) order."""
     data = yaml.safe_load(EXERCISES_FILE.read_text())
     return {name: Exercise(name, entry["breaks"], _edits(entry["stub"]), _edits(entry["solution"]),
-                           tuple(entry.get("keeps", ())))
+                           tuple(entry.get("keeps", ())), bool(entry.get("cancels", False)))
             for name, entry in data.items()}
 
 

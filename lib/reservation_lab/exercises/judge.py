@@ -2,8 +2,10 @@
 
 After every round each workshop's answers are judged by the serial-order checker against its durable status
 (before and after the round, with the earlier rounds' answers as `prior`); a valid request must get 201/409, an
-invalid one 400; after a restart every durable status must be what it was before. The first thing that does not
-hold is the trial's `Failure`, with a failure class the learner can act on.
+invalid one 400; after a restart every durable status must be what it was before. A workload with cancellations
+(DELETE of one reservation: 200, or 404/409 for an unknown or rejected requestId) is judged by the search checker
+instead, over every round so far: the counter can go down, so only a serial order of all of them explains it. The
+first thing that does not hold is the trial's `Failure`, with a failure class the learner can act on.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from typing import Any
 import httpx
 
 from reservation_lab.domain.checker import CheckResult, check_history
-from reservation_lab.domain.routes import reservations_path, status_path
-from reservation_lab.exercises.workloads import INVALID_BODIES, Workload
+from reservation_lab.domain.checker.search import CANCEL, RESERVE, check_with_cancels
+from reservation_lab.domain.checker.search import Request as Decided
+from reservation_lab.domain.routes import reservation_path, reservations_path, status_path
+from reservation_lab.exercises.workloads import CANCEL_KINDS, INVALID_BODIES, Workload
 from reservation_lab.i18n import Message, quoted
 
 REQUEST_TIMEOUT = 15.0  # seconds: a Worker that does not answer within it has hung (5 s graded correct Workers as
@@ -34,6 +38,8 @@ CLASS_OF_PROBLEM = {  # the checker's problem keys -> the failure class an exerc
     "decided_twice": "double_spend", "decided_before_burst": "double_spend", "bad_replay": "double_spend",
     "false_rejection": "false_rejection",
 }
+CANCEL_CODES = (200, 404, 409)  # cancelled (or its replay), unknown requestId, not an accepted reservation
+ANSWER_FIELDS = ("status", "reserved", "replayed", "seats")  # what the search checker compares
 
 
 @dataclass
@@ -53,6 +59,16 @@ class Sent:
     def valid(self) -> bool:
         return self.kind != "invalid"
 
+    @property
+    def cancels(self) -> bool:
+        return self.kind == "cancel"
+
+    def decided(self) -> Decided:
+        """The request and its answer as the search checker reads them (no answer: undecided)."""
+        answer = None if self.code is None else {"code": self.code, **{
+            key: self.answer[key] for key in ANSWER_FIELDS if key in self.answer and self.code in (200, 201, 409)}}
+        return Decided(CANCEL if self.cancels else RESERVE, self.request_id, self.seats, answer)
+
     def response(self) -> dict[str, Any]:
         """The answer as the checker reads it (the requestId and seats sent, when the body lacks them)."""
         return {"requestId": self.request_id, "seats": self.seats, **self.answer}
@@ -67,6 +83,7 @@ class Failure:
     message: Message
     round: int
     check: CheckResult | None = None
+    why: Message | None = None  # the search checker's sentence, for a workload with cancellations
 
 
 @dataclass
@@ -79,7 +96,8 @@ class Trial:
 def requests_of(workload: Workload, prefix: str) -> list[list[Sent]]:
     """The workload's rounds as HTTP requests: requestIds given, replays pointed at an earlier requestId of the
     same workshop (none yet: a new one) with the seats the workload drew (often not the first request's: a Worker
-    that keys its replays by requestId and seats books twice), twins sent twice, invalid bodies filled in."""
+    that keys its replays by requestId and seats books twice), twins sent twice, invalid bodies filled in; a cancel
+    names an earlier round's requestId of its workshop (none yet: one never sent), twin cancels are sent twice."""
     earlier: dict[str, list[Sent]] = {}
     rounds: list[list[Sent]] = []
     for number, round_ in enumerate(workload.rounds, 1):
@@ -87,6 +105,11 @@ def requests_of(workload: Workload, prefix: str) -> list[list[Sent]]:
         for index, request in enumerate(round_.requests, 1):
             workshop, rid = f"{prefix}-{request.workshop}", f"r{number}-{index}"
             kind = request.kind
+            if kind in CANCEL_KINDS:
+                known = earlier.get(workshop, [])
+                rid = known[request.ref % len(known)].request_id if known else rid
+                sent.extend(Sent(number, workshop, rid, 0, "cancel", "") for _ in range(1 + (kind == "cancel_twins")))
+                continue
             if kind == "invalid":
                 body = INVALID_BODIES[request.ref % len(INVALID_BODIES)].replace("{rid}", rid)
                 sent.append(Sent(number, workshop, rid, request.seats, kind, body))
@@ -108,8 +131,11 @@ def requests_of(workload: Workload, prefix: str) -> list[list[Sent]]:
 
 async def _send(client: httpx.AsyncClient, one: Sent) -> None:
     try:
-        response = await client.post(reservations_path(one.workshop), content=one.body,
-                                     headers={"content-type": "application/json"})
+        if one.cancels:
+            response = await client.delete(reservation_path(one.workshop, one.request_id))
+        else:
+            response = await client.post(reservations_path(one.workshop), content=one.body,
+                                         headers={"content-type": "application/json"})
     except httpx.HTTPError:
         return
     one.code = response.status_code
@@ -161,8 +187,16 @@ def _statuses(base_url: str, workshops: list[str]) -> dict[str, dict[str, Any]] 
 
 
 def _answers_failure(sent: list[Sent], number: int) -> Failure | None:
-    """A valid request without 201/409 and a JSON status, or an invalid one without 400."""
+    """A valid request without 201/409 and a JSON status, a cancel without 200 (status cancelled), 404 or 409, or
+    an invalid request without 400."""
     for one in sent:
+        if one.cancels:
+            if one.code is None or one.code not in CANCEL_CODES or (
+                    one.code == 200 and one.answer.get("status") != "cancelled"):
+                key = "exercises.no_answer" if one.code is None else "exercises.no_cancel_decision"
+                return Failure("crash", Message(key, {"rid": one.request_id, "code": one.code,
+                                                      "seconds": REQUEST_TIMEOUT}), number)
+            continue
         if one.code is None or (one.valid and (one.code not in (201, 409)
                                                or one.answer.get("status") not in ("accepted", "rejected"))):
             key = "exercises.no_answer" if one.code is None else "exercises.no_decision"
@@ -221,10 +255,14 @@ def run_trial(workload: Workload, base_url: str, prefix: str, restart: Callable[
         trial.failure = before
         return trial
     prior: dict[str, list[dict[str, Any]]] = {w: [] for w in workshops}
+    start, cancels = before, any(r.cancels for round_ in workload.rounds for r in round_.requests)
     for number, (round_, sent) in enumerate(zip(workload.rounds, requests_of(workload, prefix), strict=True), 1):
         _run_to_completion(partial(_send_round, base_url, sent))
         trial.sent.extend(sent)
-        failure, after = _judge_round(base_url, workshops, sent, number, before, prior)
+        if cancels:
+            failure, after = _judge_rounds(base_url, workshops, trial.sent, number, start)
+        else:
+            failure, after = _judge_round(base_url, workshops, sent, number, before, prior)
         if failure is None and round_.restart:
             base_url = restart()
             failure = _judge_restart(base_url, workshops, after, number)
@@ -256,6 +294,38 @@ def _judge_round(base_url: str, workshops: list[str], sent: list[Sent], number: 
             return failure, after
         prior[workshop].extend(answers)
     return None, after
+
+
+def _judge_rounds(base_url: str, workshops: list[str], sent: list[Sent], number: int,
+                  start: dict[str, dict[str, Any]]) -> tuple[Failure | None, dict[str, dict[str, Any]]]:
+    """Every round so far, with cancellations: one serial order must explain each answer and the durable status."""
+    failure = _answers_failure([one for one in sent if one.round == number], number)
+    after = _statuses(base_url, workshops)
+    if isinstance(after, Failure):
+        return failure or after, start
+    if failure is not None:
+        return failure, after
+    for workshop in workshops:
+        rounds = [[one.decided() for one in sent if one.valid and one.workshop == workshop and one.round == n]
+                  for n in range(1, number + 1)]
+        result = check_with_cancels(rounds, start[workshop], after[workshop])
+        if not result.ok:
+            kind = _class_with_cancels(result.problem, start[workshop]["capacity"])
+            return Failure(kind, Message(f"exercises.class_{kind}", {"workshop": workshop}), number,
+                           why=result.problem), after
+    return None, after
+
+
+def _class_with_cancels(problem: Message | None, capacity: int) -> str:
+    """The failure class of the search checker's problem: a cancel that freed what it must not, a second decision,
+    overbooking, or answers that contradict each other."""
+    key = problem.key.removeprefix("checker.") if problem else ""
+    values = problem.values if problem else {}
+    if key == "cancelled_twice" or (key == "no_order_for" and values["kind"].key == "checker.kind_cancel"):
+        return "bad_cancel"
+    if key == "counter_out_of_range":
+        return "overbooking" if values["reserved"] > capacity else "bad_cancel"
+    return "double_spend" if key == "decided_again" else "contradiction"
 
 
 def _judge_restart(base_url: str, workshops: list[str], before: dict[str, dict[str, Any]],

@@ -3,8 +3,10 @@
 A workload is a few rounds; a round is a set of requests sent at the same moment, optionally followed by a restart
 of the server. A request reserves 1-4 seats in one of a few workshops with a new requestId, repeats an earlier
 requestId (a replay, with seats of its own: the first decision stands), arrives twice at once with one new requestId
-(twins), or carries an invalid body. Hypothesis shrinks towards fewer rounds, fewer and smaller requests, new
-requestIds and no restart: the smallest failing workload is the easiest one to read.
+(twins), or carries an invalid body. For a Worker that takes cancellations (`cancel_workloads`) a request may also
+cancel an earlier requestId (one that was never sent, when there is none yet) or cancel it twice at once. Hypothesis
+shrinks towards fewer rounds, fewer and smaller requests, new requestIds and no restart: the smallest failing
+workload is the easiest one to read.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 KINDS = ("new", "replay", "twins", "invalid")  # shrinks towards the first
+CANCEL_KINDS = ("cancel", "cancel_twins")  # DELETE an earlier requestId's reservation, once or twice at once
 INVALID_BODIES = ('{"requestId": "{rid}", "seats": 0}', '{"requestId": "{rid}", "seats": 5}',
                   '{"seats": 1}', '{"requestId": "{rid}", "seats": "2"}', "not json")
 MAX_ROUNDS, MAX_REQUESTS, WORKSHOPS = 2, 6, 2
@@ -29,6 +32,10 @@ class Request:
     seats: int
     ref: int = 0
 
+    @property
+    def cancels(self) -> bool:
+        return self.kind in CANCEL_KINDS
+
 
 @dataclass(frozen=True)
 class Round:
@@ -43,15 +50,23 @@ class Workload:
     @property
     def size(self) -> int:
         """How many HTTP requests the workload sends (twins count twice)."""
-        return sum(1 + (r.kind == "twins") for round_ in self.rounds for r in round_.requests)
+        return sum(1 + (r.kind in ("twins", "cancel_twins")) for round_ in self.rounds for r in round_.requests)
 
     @property
     def restarts(self) -> int:
         return sum(round_.restart for round_ in self.rounds)
 
 
-requests = st.builds(Request, kind=st.sampled_from(KINDS), workshop=st.integers(0, WORKSHOPS - 1),
-                     seats=st.integers(1, 4), ref=st.integers(0, 7))
-rounds = st.builds(Round, requests=st.lists(requests, min_size=1, max_size=MAX_REQUESTS).map(tuple),
-                   restart=st.sampled_from((False, False, True)))  # shrinks to no restart
-workloads = st.builds(Workload, rounds=st.lists(rounds, min_size=1, max_size=MAX_ROUNDS).map(tuple))
+def _workloads(kinds: tuple[str, ...], max_rounds: int = MAX_ROUNDS,
+               workshops: int = WORKSHOPS) -> st.SearchStrategy[Workload]:
+    requests = st.builds(Request, kind=st.sampled_from(kinds), workshop=st.integers(0, workshops - 1),
+                         seats=st.integers(1, 4), ref=st.integers(0, 7))
+    rounds = st.builds(Round, requests=st.lists(requests, min_size=1, max_size=MAX_REQUESTS).map(tuple),
+                       restart=st.sampled_from((False, False, True)))  # shrinks to no restart
+    return st.builds(Workload, rounds=st.lists(rounds, min_size=1, max_size=max_rounds).map(tuple))
+
+
+workloads = _workloads(KINDS)
+# Cancels meet what they cancel in one workshop (isolation is the other workloads' concern), over three rounds:
+# reserve, cancel, then replay the reserve or cancel again.
+cancel_workloads = _workloads(KINDS + CANCEL_KINDS, MAX_ROUNDS + 1, workshops=1)
