@@ -24,6 +24,7 @@ SMALLEST = {  # the smallest failing workload of a stub, as hypothesis shrinks i
     "guard": (Round((Request("new", 0, 1), Request("new", 0, 4))),),
     "replay": (Round((Request("twins", 0, 1),)),),
     "cancel": (Round((Request("new", 0, 1),)), Round((Request("cancel", 0, 1), Request("cancel", 0, 1)))),
+    "person": (Round((Request("new", 0, 3),)),),  # one person, 3 seats: over the limit of 2 in one go
 }
 
 

@@ -141,12 +141,14 @@ def test_a_cancel_answers_only_200_cancelled_404_or_409() -> None:
 
 
 def test_the_search_checkers_problems_map_to_the_class_a_learner_can_act_on() -> None:
+    """Twice freed, freed below 0, a rejected one freed: a wrong cancellation; a second decision, overbooking and
+    the person's limit keep their own classes."""
     from reservation_lab.domain.checker.search import CANCEL, RESERVE, Request, check_with_cancels
 
-    def kind_of(*rounds: list[Request]) -> str:
-        result = check_with_cancels(list(rounds), {"capacity": 4, "reserved": 0})
+    def kind_of(*rounds: list[Request], per_person: int | None = None) -> str:
+        result = check_with_cancels(list(rounds), {"capacity": 4, "reserved": 0}, per_person=per_person)
         assert not result.ok
-        return judge._class_with_cancels(result.problem, 4)
+        return judge._class_of_search(result.problem, 4, cancels=per_person is None)
 
     held = Request(RESERVE, "a", 3, {"code": 201, "status": "accepted", "reserved": 3, "replayed": False, "seats": 3})
     freed = {"code": 200, "status": "cancelled", "reserved": 0, "replayed": False, "seats": 3}
@@ -160,3 +162,20 @@ def test_the_search_checkers_problems_map_to_the_class_a_learner_can_act_on() ->
     assert kind_of([held], [Request(CANCEL, "a", 0, freed)], [again]) == "double_spend"
     over = Request(RESERVE, "c", 4, {"code": 201, "status": "accepted", "reserved": 7, "replayed": False, "seats": 4})
     assert kind_of([held], [over]) == "overbooking"
+    # a limit of 2 per person: p0's 3 seats accepted is the person's limit broken, whatever the counter says
+    greedy = Request(RESERVE, "d", 3, {"code": 201, "status": "accepted", "reserved": 3, "replayed": False, "seats": 3},
+                     person="p0")
+    assert kind_of([greedy], per_person=2) == "person_limit"
+
+
+def test_a_person_workloads_requests_name_their_person_in_the_body() -> None:
+    """The person exercise's bodies carry `person` (p0, p1, …), twins and replays too; other workloads' do not."""
+    from reservation_lab.exercises.workloads import Request, Round, Workload
+
+    rounds = (Round((Request("new", 0, 2, person=1), Request("twins", 0, 1, person=2))),
+              Round((Request("replay", 0, 1, ref=0, person=0),)))
+    first, second = judge.requests_of(Workload(rounds, persons=True), "t1")
+    assert [json.loads(one.body)["person"] for one in first + second] == ["p1", "p2", "p2", "p0"]
+    assert [one.decided().person for one in first] == ["p1", "p2", "p2"]
+    plain = judge.requests_of(Workload(rounds), "t1")
+    assert all("person" not in json.loads(one.body) and one.person == "" for round_ in plain for one in round_)

@@ -79,7 +79,15 @@ def show_grade(result: Grade, language: str) -> None:
     if failure.check is not None or failure.why is not None:
         print()
         print(say("exercises.why"))
-        print(explain(failure.check, language=language) if failure.check else describe(failure.why, language))
+        if failure.check is not None:
+            print(explain(failure.check, language=language))
+        else:
+            print(_sentence(describe(failure.why, language)))
+
+
+def _sentence(text: str) -> str:
+    """A checker's phrase (written to sit inside a sentence) as a sentence of its own."""
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
 
 
 def _rows(sent: list[Sent], language: str) -> list[str]:
@@ -87,7 +95,8 @@ def _rows(sent: list[Sent], language: str) -> list[str]:
     head = [message(f"exercises.column_{key}", language)
             for key in ("request", "workshop", "seats", "kind", "http", "answer")]
     rows = [[one.request_id, one.workshop, str(one.seats) if one.valid and not one.cancels else "–",
-             message(f"exercises.kind_{one.kind}", language), str(one.code) if one.code is not None else "–",
+             message(f"exercises.kind_{one.kind}", language) + (f" ({one.person})" if one.person else ""),
+             str(one.code) if one.code is not None else "–",
              _answer(one, language)] for one in sent]
     widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head) - 1)]
     return ["  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])
@@ -106,14 +115,15 @@ def _answer(one: Sent, language: str) -> str:
 def hint(name: str, count: int = 0) -> None:
     """Print the exercise's first `count` hints: they add up (2 shows the first and the second), and 0, the hint
     cell's committed value, prints nothing, so Run All shows no hint before the learner asks for one."""
-    exercise(name)
+    exercise(name)  # an unknown name: a clear error before anything is shown
     language = current().language
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise LabError("hints.count", count=repr(count), hints=HINTS)
     for shown in range(1, min(count, HINTS) + 1):
         print(f"{shown}/{HINTS}: " + message(f"hints.{name}_{shown}", language))
     if count > HINTS:
-        print(message("hints.no_more", language, name=name))
+        task = exercise(name)
+        print(message("hints.no_more" if task.from_the_lab else "hints.no_more_new", language, name=name))
 
 
 def stop_grading() -> dict[str, object]:

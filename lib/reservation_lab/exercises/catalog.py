@@ -23,7 +23,8 @@ COMMENT_WIDTH = 96  # the header comment's lines, as wide as index.js's own comm
 @dataclass(frozen=True)
 class Exercise:
     """One exercise: `name`, the failure class its stub shows (`breaks`), its edits, the texts to keep, and whether
-    its Worker takes cancellations (`cancels`: the grader's workloads then cancel too)."""
+    its Worker takes cancellations (`cancels`: the grader's workloads then cancel too) or a person per reservation
+    with a limit per person (`persons`: the workloads name persons, the judge holds them to PER_PERSON)."""
 
     name: str
     breaks: str
@@ -31,6 +32,12 @@ class Exercise:
     solution_edits: tuple[tuple[str, str], ...]
     keeps: tuple[str, ...] = ()
     cancels: bool = False
+    persons: bool = False
+
+    @property
+    def from_the_lab(self) -> bool:
+        """A warm-up: the lab's own Worker answers it (the new behaviour, cancels or persons, it does not)."""
+        return not (self.cancels or self.persons)
 
     def stub(self, language: str = "en") -> str:
         """The Worker the learner receives: src/index.js with the stub edits, its task comments in `language`."""
@@ -59,7 +66,8 @@ def exercises() -> dict[str, Exercise]:
     """Every exercise, in the file's (the notebook's) order."""
     data = yaml.safe_load(EXERCISES_FILE.read_text())
     return {name: Exercise(name, entry["breaks"], _edits(entry["stub"]), _edits(entry["solution"]),
-                           tuple(entry.get("keeps", ())), bool(entry.get("cancels", False)))
+                           tuple(entry.get("keeps", ())), bool(entry.get("cancels", False)),
+                           bool(entry.get("persons", False)))
             for name, entry in data.items()}
 
 

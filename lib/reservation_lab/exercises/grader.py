@@ -25,7 +25,14 @@ from reservation_lab.errors import LabError
 from reservation_lab.exercises.catalog import Exercise
 from reservation_lab.exercises.judge import Failure, Trial, run_trial
 from reservation_lab.exercises.limits import BUDGET, EXAMPLES
-from reservation_lab.exercises.workloads import Request, Round, Workload, cancel_workloads, workloads
+from reservation_lab.exercises.workloads import (
+    Request,
+    Round,
+    Workload,
+    cancel_workloads,
+    person_workloads,
+    workloads,
+)
 from reservation_lab.i18n import Message
 from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.devserver import NOTHING_LEFT, DevServer
@@ -33,11 +40,18 @@ from reservation_lab.runtime.devserver import NOTHING_LEFT, DevServer
 RELOAD_MARK = "// restarted by the grader:"
 FINAL = Workload((Round((Request("new", 0, 3), Request("new", 0, 2), Request("twins", 1, 1)), restart=True),
                   Round((Request("replay", 0, 1), Request("new", 1, 4)))))  # after the search: a real restart
-# With cancellations, after the search: one accepted and one rejected reservation, a real restart, twin cancels of
-# the first beside a cancel of the second, then the first replayed and cancelled once more.
-FINAL_CANCELS = Workload((Round((Request("new", 0, 3), Request("new", 0, 2)), restart=True),
+# With cancellations, after the search: an accepted reservation, then a rejected one (each in a round of its own, so
+# whatever the arrival order, r1-1 holds 3 seats and r2-1 none), a real restart, twin cancels of the first beside a
+# cancel of the second, then the first replayed and cancelled once more.
+FINAL_CANCELS = Workload((Round((Request("new", 0, 3),)), Round((Request("new", 0, 2),), restart=True),
                           Round((Request("cancel_twins", 0, 1, ref=0), Request("cancel", 0, 1, ref=1))),
                           Round((Request("replay", 0, 4, ref=0), Request("cancel", 0, 1, ref=0)))))
+# With a limit per person: p0 asks for 2 and then 1 more at once (one of them passes the limit), p1's twins take 1, a
+# real restart, then p1 asks for 2 more (over the limit), p2 for 2 (within it), and p0's first request is replayed.
+FINAL_PERSONS = Workload((Round((Request("new", 0, 2), Request("new", 0, 1), Request("twins", 0, 1, person=1)),
+                                restart=True),
+                          Round((Request("new", 0, 2, person=1), Request("new", 0, 2, person=2),
+                                 Request("replay", 0, 1, ref=0)))), persons=True)
 
 
 @dataclass
@@ -144,16 +158,16 @@ class Grader:
             return grade
         restarts = self.restarts
         try:  # the budget starts with the search: a slow server start (a loaded machine) leaves it whole
-            self._search(grade, time.monotonic() + budget, examples, shrink, exercise.cancels)
+            self._search(grade, time.monotonic() + budget, examples, shrink, exercise)
         finally:
             grade.seconds, grade.restarts = time.monotonic() - started, self.restarts - restarts
         return grade
 
-    def _search(self, grade: Grade, deadline: float, examples: int, shrink: bool, cancels: bool) -> None:
+    def _search(self, grade: Grade, deadline: float, examples: int, shrink: bool, exercise: Exercise) -> None:
         def fails(workload: Workload) -> bool:
             if time.monotonic() > deadline:
                 return False  # the budget is spent: hypothesis ends the search with what it has
-            trial = run_trial(workload, self.base_url, f"t{next(self.names)}", self.reload)
+            trial = run_trial(workload, self.base_url, f"t{next(self.names)}", self.reload, exercise.cancels)
             grade.trials, grade.requests = grade.trials + 1, grade.requests + len(trial.sent)
             if trial.failure is None:
                 return False
@@ -161,16 +175,17 @@ class Grader:
                 grade.smallest = trial
             return True
 
+        strategy, last = ((cancel_workloads, FINAL_CANCELS) if exercise.cancels else
+                          (person_workloads, FINAL_PERSONS) if exercise.persons else (workloads, FINAL))
         phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
         try:
-            find(cancel_workloads if cancels else workloads, fails, random=random.Random(grade.seed),
+            find(strategy, fails, random=random.Random(grade.seed),
                  settings=settings(max_examples=examples, database=None, deadline=None, phases=phases,
                                    suppress_health_check=list(HealthCheck)))
         except FlakyFailure:
             pass  # a concurrency failure need not repeat (or the budget ended): the failing trial recorded stands
         except NoSuchExample:  # passed the search: one more workload, with real restarts of the server
-            final = run_trial(FINAL_CANCELS if cancels else FINAL, self.base_url, f"t{next(self.names)}",
-                              self.restart)
+            final = run_trial(last, self.base_url, f"t{next(self.names)}", self.restart, exercise.cancels)
             grade.trials, grade.requests = grade.trials + 1, grade.requests + len(final.sent)
             grade.smallest = final if final.failure else None
 

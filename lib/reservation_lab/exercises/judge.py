@@ -22,10 +22,18 @@ from typing import Any
 import httpx
 
 from reservation_lab.domain.checker import CheckResult, check_history
-from reservation_lab.domain.checker.search import CANCEL, RESERVE, check_with_cancels
+from reservation_lab.domain.checker.search import (
+    CANCEL,
+    CANCELLED,
+    COMPARED,
+    NOT_ACCEPTED,
+    NOT_FOUND,
+    RESERVE,
+    check_with_cancels,
+)
 from reservation_lab.domain.checker.search import Request as Decided
 from reservation_lab.domain.routes import reservation_path, reservations_path, status_path
-from reservation_lab.exercises.workloads import CANCEL_KINDS, INVALID_BODIES, Workload
+from reservation_lab.exercises.workloads import CANCEL_KINDS, INVALID_BODIES, PER_PERSON, TWIN_KINDS, Workload
 from reservation_lab.i18n import Message, quoted
 
 REQUEST_TIMEOUT = 15.0  # seconds: a Worker that does not answer within it has hung (5 s graded correct Workers as
@@ -38,8 +46,7 @@ CLASS_OF_PROBLEM = {  # the checker's problem keys -> the failure class an exerc
     "decided_twice": "double_spend", "decided_before_burst": "double_spend", "bad_replay": "double_spend",
     "false_rejection": "false_rejection",
 }
-CANCEL_CODES = (200, 404, 409)  # cancelled (or its replay), unknown requestId, not an accepted reservation
-ANSWER_FIELDS = ("status", "reserved", "replayed", "seats")  # what the search checker compares
+CANCEL_CODES = (200, NOT_FOUND, NOT_ACCEPTED)  # cancelled (or its replay), unknown, not an accepted reservation
 
 
 @dataclass
@@ -54,6 +61,7 @@ class Sent:
     body: str
     code: int | None = None
     answer: dict[str, Any] = field(default_factory=dict)
+    person: str = ""  # who reserves (the person exercise's workloads)
 
     @property
     def valid(self) -> bool:
@@ -65,9 +73,9 @@ class Sent:
 
     def decided(self) -> Decided:
         """The request and its answer as the search checker reads them (no answer: undecided)."""
-        answer = None if self.code is None else {"code": self.code, **{
-            key: self.answer[key] for key in ANSWER_FIELDS if key in self.answer and self.code in (200, 201, 409)}}
-        return Decided(CANCEL if self.cancels else RESERVE, self.request_id, self.seats, answer)
+        answer = None if self.code is None else {
+            "code": self.code, **{key: self.answer[key] for key in COMPARED if key in self.answer and key != "code"}}
+        return Decided(CANCEL if self.cancels else RESERVE, self.request_id, self.seats, answer, self.person)
 
     def response(self) -> dict[str, Any]:
         """The answer as the checker reads it (the requestId and seats sent, when the body lacks them)."""
@@ -108,7 +116,7 @@ def requests_of(workload: Workload, prefix: str) -> list[list[Sent]]:
             if kind in CANCEL_KINDS:
                 known = earlier.get(workshop, [])
                 rid = known[request.ref % len(known)].request_id if known else rid
-                sent.extend(Sent(number, workshop, rid, 0, "cancel", "") for _ in range(1 + (kind == "cancel_twins")))
+                sent.extend(Sent(number, workshop, rid, 0, "cancel", "") for _ in range(1 + (kind in TWIN_KINDS)))
                 continue
             if kind == "invalid":
                 body = INVALID_BODIES[request.ref % len(INVALID_BODIES)].replace("{rid}", rid)
@@ -120,8 +128,10 @@ def requests_of(workload: Workload, prefix: str) -> list[list[Sent]]:
                 rid, seats = first.request_id, request.seats  # other seats, too: the first decision stands
             else:
                 kind, seats = ("twins" if kind == "twins" else "new"), request.seats
-            body = json.dumps({"requestId": rid, "seats": seats})
-            sent.extend(Sent(number, workshop, rid, seats, kind, body) for _ in range(1 + (kind == "twins")))
+            person = f"p{request.person}" if workload.persons else ""
+            body = json.dumps({"requestId": rid, "seats": seats, **({"person": person} if person else {})})
+            sent.extend(Sent(number, workshop, rid, seats, kind, body, person=person)
+                                for _ in range(1 + (kind in TWIN_KINDS)))
         for one in sent:
             if one.kind in ("new", "twins") and one not in earlier.get(one.workshop, []):
                 earlier.setdefault(one.workshop, []).append(one)
@@ -192,7 +202,7 @@ def _answers_failure(sent: list[Sent], number: int) -> Failure | None:
     for one in sent:
         if one.cancels:
             if one.code is None or one.code not in CANCEL_CODES or (
-                    one.code == 200 and one.answer.get("status") != "cancelled"):
+                    one.code == 200 and one.answer.get("status") != CANCELLED):
                 key = "exercises.no_answer" if one.code is None else "exercises.no_cancel_decision"
                 return Failure("crash", Message(key, {"rid": one.request_id, "code": one.code,
                                                       "seconds": REQUEST_TIMEOUT}), number)
@@ -245,9 +255,11 @@ def _status(client: httpx.Client, workshop: str, attempts: int = STATUS_ATTEMPTS
     return None
 
 
-def run_trial(workload: Workload, base_url: str, prefix: str, restart: Callable[[], str]) -> Trial:
+def run_trial(workload: Workload, base_url: str, prefix: str, restart: Callable[[], str],
+              cancels: bool = False) -> Trial:
     """Send the workload's rounds to `base_url` (workshops `<prefix>-<n>`), judge each; `restart()` restarts the
-    server on the same state and returns its new base URL."""
+    server on the same state and returns its new base URL. `cancels`: the Worker takes cancellations (every
+    workload of its exercise is judged by the search checker, also one that shrank to no cancel)."""
     trial = Trial(workload)
     workshops = [f"{prefix}-{n}" for n in range(max(r.workshop for rd in workload.rounds for r in rd.requests) + 1)]
     before = _statuses(base_url, workshops)
@@ -255,12 +267,13 @@ def run_trial(workload: Workload, base_url: str, prefix: str, restart: Callable[
         trial.failure = before
         return trial
     prior: dict[str, list[dict[str, Any]]] = {w: [] for w in workshops}
-    start, cancels = before, any(r.cancels for round_ in workload.rounds for r in round_.requests)
+    start, per_person = before, PER_PERSON if workload.persons else None
+    searched = cancels or per_person is not None
     for number, (round_, sent) in enumerate(zip(workload.rounds, requests_of(workload, prefix), strict=True), 1):
         _run_to_completion(partial(_send_round, base_url, sent))
         trial.sent.extend(sent)
-        if cancels:
-            failure, after = _judge_rounds(base_url, workshops, trial.sent, number, start)
+        if searched:
+            failure, after = _judge_rounds(base_url, workshops, trial.sent, number, start, cancels, per_person)
         else:
             failure, after = _judge_round(base_url, workshops, sent, number, before, prior)
         if failure is None and round_.restart:
@@ -297,35 +310,38 @@ def _judge_round(base_url: str, workshops: list[str], sent: list[Sent], number: 
 
 
 def _judge_rounds(base_url: str, workshops: list[str], sent: list[Sent], number: int,
-                  start: dict[str, dict[str, Any]]) -> tuple[Failure | None, dict[str, dict[str, Any]]]:
-    """Every round so far, with cancellations: one serial order must explain each answer and the durable status."""
+                  start: dict[str, dict[str, Any]], cancels: bool, per_person: int | None
+                  ) -> tuple[Failure | None, dict[str, dict[str, Any]]]:
+    """Every round so far, with cancellations or a limit per person: one serial order must explain each answer and
+    the durable status."""
     failure = _answers_failure([one for one in sent if one.round == number], number)
     after = _statuses(base_url, workshops)
     if isinstance(after, Failure):
-        return failure or after, start
+        return failure or after, {}  # no status read: the trial ends here
     if failure is not None:
         return failure, after
     for workshop in workshops:
         rounds = [[one.decided() for one in sent if one.valid and one.workshop == workshop and one.round == n]
                   for n in range(1, number + 1)]
-        result = check_with_cancels(rounds, start[workshop], after[workshop])
+        result = check_with_cancels(rounds, start[workshop], after[workshop], per_person)
         if not result.ok:
-            kind = _class_with_cancels(result.problem, start[workshop]["capacity"])
-            return Failure(kind, Message(f"exercises.class_{kind}", {"workshop": workshop}), number,
-                           why=result.problem), after
+            kind = _class_of_search(result.problem, start[workshop]["capacity"], cancels)
+            return Failure(kind, Message(f"exercises.class_{kind}", {"workshop": workshop, "limit": per_person}),
+                           number, why=result.problem), after
     return None, after
 
 
-def _class_with_cancels(problem: Message | None, capacity: int) -> str:
-    """The failure class of the search checker's problem: a cancel that freed what it must not, a second decision,
-    overbooking, or answers that contradict each other."""
+def _class_of_search(problem: Message | None, capacity: int, cancels: bool) -> str:
+    """The failure class of the search checker's problem: a second decision of a requestId, overbooking, and
+    otherwise what the exercise is about (a wrong cancellation, or the limit per person): with cancels every other
+    contradiction (an answer or a durable status no order explains) involves what the cancels did."""
     key = problem.key.removeprefix("checker.") if problem else ""
     values = problem.values if problem else {}
-    if key == "cancelled_twice" or (key == "no_order_for" and values["kind"].key == "checker.kind_cancel"):
-        return "bad_cancel"
-    if key == "counter_out_of_range":
-        return "overbooking" if values["reserved"] > capacity else "bad_cancel"
-    return "double_spend" if key == "decided_again" else "contradiction"
+    if key == "decided_again":
+        return "double_spend"
+    if key == "counter_out_of_range" and values["reserved"] > capacity:
+        return "overbooking"
+    return "bad_cancel" if cancels else "person_limit"
 
 
 def _judge_restart(base_url: str, workshops: list[str], before: dict[str, dict[str, Any]],

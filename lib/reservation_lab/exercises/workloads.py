@@ -4,7 +4,8 @@ A workload is a few rounds; a round is a set of requests sent at the same moment
 of the server. A request reserves 1-4 seats in one of a few workshops with a new requestId, repeats an earlier
 requestId (a replay, with seats of its own: the first decision stands), arrives twice at once with one new requestId
 (twins), or carries an invalid body. For a Worker that takes cancellations (`cancel_workloads`) a request may also
-cancel an earlier requestId (one that was never sent, when there is none yet) or cancel it twice at once. Hypothesis
+cancel an earlier requestId (one that was never sent, when there is none yet) or cancel it twice at once; for one
+with a limit per person (`person_workloads`) every request names one of three persons. Hypothesis
 shrinks towards fewer rounds, fewer and smaller requests, new requestIds and no restart: the smallest failing
 workload is the easiest one to read.
 """
@@ -17,9 +18,12 @@ from hypothesis import strategies as st
 
 KINDS = ("new", "replay", "twins", "invalid")  # shrinks towards the first
 CANCEL_KINDS = ("cancel", "cancel_twins")  # DELETE an earlier requestId's reservation, once or twice at once
+TWIN_KINDS = ("twins", "cancel_twins")  # sent twice at the same moment
 INVALID_BODIES = ('{"requestId": "{rid}", "seats": 0}', '{"requestId": "{rid}", "seats": 5}',
                   '{"seats": 1}', '{"requestId": "{rid}", "seats": "2"}', "not json")
 MAX_ROUNDS, MAX_REQUESTS, WORKSHOPS = 2, 6, 2
+PERSONS = 3  # p0, p1, p2
+PER_PERSON = 2  # the most seats one person may hold in a workshop: the person exercise's Worker says the same
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,7 @@ class Request:
     workshop: int
     seats: int
     ref: int = 0
+    person: int = 0
 
     @property
     def cancels(self) -> bool:
@@ -46,27 +51,32 @@ class Round:
 @dataclass(frozen=True)
 class Workload:
     rounds: tuple[Round, ...]
+    persons: bool = False  # its reservations name their person (the person exercise)
 
     @property
     def size(self) -> int:
         """How many HTTP requests the workload sends (twins count twice)."""
-        return sum(1 + (r.kind in ("twins", "cancel_twins")) for round_ in self.rounds for r in round_.requests)
+        return sum(1 + (r.kind in TWIN_KINDS) for round_ in self.rounds for r in round_.requests)
 
     @property
     def restarts(self) -> int:
         return sum(round_.restart for round_ in self.rounds)
 
 
-def _workloads(kinds: tuple[str, ...], max_rounds: int = MAX_ROUNDS,
-               workshops: int = WORKSHOPS) -> st.SearchStrategy[Workload]:
+def _workloads(kinds: tuple[str, ...], max_rounds: int = MAX_ROUNDS, workshops: int = WORKSHOPS,
+               persons: int = 1) -> st.SearchStrategy[Workload]:
     requests = st.builds(Request, kind=st.sampled_from(kinds), workshop=st.integers(0, workshops - 1),
-                         seats=st.integers(1, 4), ref=st.integers(0, 7))
+                         seats=st.integers(1, 4), ref=st.integers(0, 7),
+                         person=st.integers(0, persons - 1) if persons > 1 else st.just(0))  # just: no draw, the
+    # other exercises' workloads (and so their smallest failing ones, for a seed) stay as they were
     rounds = st.builds(Round, requests=st.lists(requests, min_size=1, max_size=MAX_REQUESTS).map(tuple),
                        restart=st.sampled_from((False, False, True)))  # shrinks to no restart
-    return st.builds(Workload, rounds=st.lists(rounds, min_size=1, max_size=max_rounds).map(tuple))
+    return st.builds(Workload, rounds=st.lists(rounds, min_size=1, max_size=max_rounds).map(tuple),
+                     persons=st.just(persons > 1))
 
 
 workloads = _workloads(KINDS)
 # Cancels meet what they cancel in one workshop (isolation is the other workloads' concern), over three rounds:
 # reserve, cancel, then replay the reserve or cancel again.
 cancel_workloads = _workloads(KINDS + CANCEL_KINDS, MAX_ROUNDS + 1, workshops=1)
+person_workloads = _workloads(KINDS, persons=PERSONS)

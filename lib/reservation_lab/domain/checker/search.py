@@ -17,6 +17,9 @@ The model (`Workshop`), one request at a time:
   again (`replayed: true`) and frees nothing; an unknown requestId answers 404 and a rejected one 409, changing
   nothing.
 
+With a limit per person (`per_person`, the exercises' person limit), a reservation is also rejected when the seats
+its person already holds in the workshop (accepted, not cancelled) plus its own would pass the limit.
+
 A round's requests are concurrent (any order among them); rounds follow each other. An undecided request (no
 answer: a transport error, a 5xx) may have taken effect or not. `after`, the durable status at the end, must equal
 the model's (`reserved`, the accepted, rejected and cancelled requests, `acceptedSeats == reserved`).
@@ -24,6 +27,7 @@ the model's (`reserved`, the accepted, rejected and cancelled requests, `accepte
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -44,6 +48,7 @@ class Request(NamedTuple):
     request_id: str
     seats: int = 0  # a reservation's seats (a cancel frees what its reservation holds)
     answer: Mapping[str, Any] | None = None  # code, status, reserved, replayed, seats
+    person: str = ""  # who reserves (only a limit per person reads it)
 
 
 class Record(NamedTuple):
@@ -51,6 +56,7 @@ class Record(NamedTuple):
     status: str  # accepted or rejected
     reserved: int  # the counter after the decision
     cancelled_at: int | None = None  # the counter after its cancel, once cancelled
+    person: str = ""
 
 
 class Workshop(NamedTuple):
@@ -59,6 +65,7 @@ class Workshop(NamedTuple):
     capacity: int
     reserved: int
     records: tuple[tuple[str, Record], ...] = ()
+    per_person: int | None = None  # the most seats one person may hold (None: no limit)
 
     def record(self, request_id: str) -> Record | None:
         return next((rec for rid, rec in self.records if rid == request_id), None)
@@ -66,6 +73,16 @@ class Workshop(NamedTuple):
     def with_record(self, request_id: str, rec: Record, reserved: int) -> Workshop:
         others = tuple((rid, r) for rid, r in self.records if rid != request_id)
         return self._replace(reserved=reserved, records=tuple(sorted((*others, (request_id, rec)))))
+
+    def held_by(self, person: str) -> int:
+        """The seats `person` holds: accepted and not cancelled."""
+        return sum(rec.seats for _, rec in self.records
+                   if rec.person == person and rec.status == "accepted" and rec.cancelled_at is None)
+
+    def fits(self, request: Request) -> bool:
+        """The seats fit the workshop, and the person's limit when there is one."""
+        return self.reserved + request.seats <= self.capacity and (
+            self.per_person is None or self.held_by(request.person) + request.seats <= self.per_person)
 
     def status(self) -> dict[str, int]:
         recs = [rec for _, rec in self.records]
@@ -84,12 +101,13 @@ def apply(state: Workshop, request: Request) -> tuple[Workshop, dict[str, Any]]:
         if rec is not None:
             return state, {"code": HTTP_FOR[rec.status], "status": rec.status,
                            "reserved": rec.reserved, "replayed": True, "seats": rec.seats}
-        fits = state.reserved + request.seats <= state.capacity
+        fits = state.fits(request)
         reserved = state.reserved + request.seats if fits else state.reserved
         status = "accepted" if fits else "rejected"
         answer = {"code": HTTP_FOR[status], "status": status, "reserved": reserved, "replayed": False,
                   "seats": request.seats}
-        return state.with_record(request.request_id, Record(request.seats, status, reserved), reserved), answer
+        record = Record(request.seats, status, reserved, person=request.person)
+        return state.with_record(request.request_id, record, reserved), answer
     if rec is None:
         return state, {"code": NOT_FOUND}
     if rec.status != "accepted":
@@ -155,14 +173,14 @@ class _Search:
 
 
 def check_with_cancels(rounds: Sequence[Sequence[Request]], before: Mapping[str, Any],
-                       after: Mapping[str, Any] | None = None) -> SearchResult:
+                       after: Mapping[str, Any] | None = None, per_person: int | None = None) -> SearchResult:
     """Is there one serial order of the requests (round after round) that explains every answer and `after`?
 
-    `before`: the status before the first round (`capacity`, `reserved`; no earlier requestIds). When no order
-    exists, `problem` names the first single answer no state can give, else the first request the deepest
-    partial order could not place.
+    `before`: the status before the first round (`capacity`, `reserved`; no earlier requestIds); `per_person`: the
+    most seats one person may hold (None: no limit). When no order exists, `problem` names the first single answer
+    no state can give, else the first request the deepest partial order could not place.
     """
-    start = Workshop(int(before["capacity"]), int(before["reserved"]))
+    start = Workshop(int(before["capacity"]), int(before["reserved"]), per_person=per_person)
     impossible = _impossible_answer(rounds, start.capacity)
     if impossible is not None:
         return SearchResult(False, problem=impossible)
@@ -201,4 +219,4 @@ def _impossible_answer(rounds: Sequence[Sequence[Request]], capacity: int) -> Me
 
 
 def _shown(answer: Mapping[str, Any]) -> str:
-    return ", ".join(f"{name}={answer[name]}" for name in COMPARED if name in answer)
+    return ", ".join(f"{name}={json.dumps(answer[name])}" for name in COMPARED if name in answer)  # as the JSON said
