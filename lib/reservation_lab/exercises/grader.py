@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 import shutil
 import time
 from dataclasses import dataclass
@@ -34,10 +35,13 @@ from reservation_lab.exercises.workloads import (
     workloads,
 )
 from reservation_lab.i18n import Message
+from reservation_lab.paths import WORKER_SRC
 from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.devserver import NOTHING_LEFT, DevServer
 
 RELOAD_MARK = "// restarted by the grader:"
+CAPACITY_LINE = "export const CAPACITY = {capacity};"  # in src/validation.js, the lab's (worker/src/validation.js)
+FINAL_CAPACITY = 5  # the constant the final workload's real restart starts the Worker with (the lab's is 4)
 FINAL = Workload((Round((Request("new", 0, 3), Request("new", 0, 2), Request("twins", 1, 1)), restart=True),
                   Round((Request("replay", 0, 1), Request("new", 1, 4)))))  # after the search: a real restart
 # With cancellations, after the search: an accepted reservation, then a rejected one (each in a round of its own, so
@@ -119,9 +123,14 @@ class Grader:
 
     def serve(self, source: str) -> None:
         """Serve `source`: a fresh grading folder and server for the first grade (and after close()), else swapped
-        into the running server."""
+        into the running server (restarted instead when the last final workload changed the capacity constant:
+        the lab's constant comes back with it)."""
         if self.reloading is None or self.reloading.server is None:
             self.reloading = ReloadingServer(grading_folder(self.root, source), "grade", ctx=self.ctx)
+        elif self._set_capacity(self._lab_capacity):
+            self.reloading.index.write_text(source)
+            self.reloading.restart()
+            return
         self.reloading.serve(source)
 
     def reload(self) -> str:
@@ -137,6 +146,28 @@ class Grader:
         assert self.reloading is not None
         self.reloading.restart()
         return self.base_url
+
+    def restart_with_another_capacity(self) -> str:
+        """The final workload's real restart, with the capacity constant changed (as a course might change it
+        between two deploys): the workshops that exist keep their durable capacity and counter; only a new one
+        would take the new constant. An initialisation that rewrites the row when the constant changed is caught."""
+        self._set_capacity(FINAL_CAPACITY)
+        return self.restart()
+
+    @property
+    def _lab_capacity(self) -> int:
+        return int(re.search(CAPACITY_LINE.format(capacity=r"(\d+)"), (WORKER_SRC / "validation.js").read_text())[1])
+
+    def _set_capacity(self, capacity: int) -> bool:
+        """Write the capacity constant into the grading folder's src/validation.js; whether it changed."""
+        assert self.reloading is not None
+        path = self.reloading.folder.root / "src" / "validation.js"
+        text = path.read_text()
+        changed = re.sub(CAPACITY_LINE.format(capacity=r"\d+"), CAPACITY_LINE.format(capacity=capacity), text)
+        if changed == text:
+            return False
+        path.write_text(changed)
+        return True
 
     def grade(self, exercise: Exercise, source: str, seed: int = 0, examples: int = EXAMPLES,
               budget: float = BUDGET, shrink: bool = True) -> Grade:
@@ -185,7 +216,8 @@ class Grader:
         except FlakyFailure:
             pass  # a concurrency failure need not repeat (or the budget ended): the failing trial recorded stands
         except NoSuchExample:  # passed the search: one more workload, with real restarts of the server
-            final = run_trial(last, self.base_url, f"t{next(self.names)}", self.restart, exercise.cancels)
+            final = run_trial(last, self.base_url, f"t{next(self.names)}", self.restart_with_another_capacity,
+                              exercise.cancels)
             grade.trials, grade.requests = grade.trials + 1, grade.requests + len(final.sent)
             grade.smallest = final if final.failure else None
 
