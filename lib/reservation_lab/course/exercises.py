@@ -78,7 +78,7 @@ def show_grade(result: Grade, language: str) -> None:
             break
     if failure.check is not None or failure.why is not None:
         print()
-        print(say("exercises.why"))
+        print(say("exercises.why" if failure.check is not None else "exercises.why_rounds"))
         if failure.check is not None:
             print(explain(failure.check, language=language))
         else:

@@ -51,7 +51,8 @@ class Exercise:
         return apply_edits((WORKER_SRC / "index.js").read_text(), dict(self.stub_edits))
 
     def _localized(self, source: str, language: str) -> str:
-        header = textwrap.wrap(message("stubs.header", language, name=self.name), COMMENT_WIDTH,
+        key = "stubs.header" if self.from_the_lab else "stubs.header_new"  # wrong in one place, or a behaviour missing
+        header = textwrap.wrap(message(key, language, name=self.name), COMMENT_WIDTH,
                                break_long_words=False, break_on_hyphens=False)
         return (source.replace("@@header@@", "\n// ".join(header))
                 .replace("@@task@@", message(f"stubs.{self.name}", language)))

@@ -219,4 +219,5 @@ def _impossible_answer(rounds: Sequence[Sequence[Request]], capacity: int) -> Me
 
 
 def _shown(answer: Mapping[str, Any]) -> str:
-    return ", ".join(f"{name}={json.dumps(answer[name])}" for name in COMPARED if name in answer)  # as the JSON said
+    return ", ".join(f"HTTP {answer[name]}" if name == "code" else f"{name}={json.dumps(answer[name])}"  # as sent
+                     for name in COMPARED if name in answer)
