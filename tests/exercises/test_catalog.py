@@ -30,7 +30,7 @@ def test_each_stub_says_its_task_in_the_learners_language(language: str) -> None
         said = comments(stub)
         assert message(f"stubs.{name}", language) in said and "@@" not in stub
         header = " ".join(line.strip() for line in said.split("\n") if line.strip())
-        key = "stubs.header" if exercise(name).from_the_lab else "stubs.header_new"  # a behaviour missing
+        key = "stubs.header_new" if exercise(name).lacks else "stubs.header"  # a behaviour missing
         assert message(key, language, name=name) in header
         # the English task and header are gone (index.js's first line too); markers and code are the same
         assert message(f"stubs.{name}", "en") not in said and "Reservation Worker:" not in said

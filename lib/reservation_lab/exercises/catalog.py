@@ -33,6 +33,7 @@ class Exercise:
     keeps: tuple[str, ...] = ()
     cancels: bool = False
     persons: bool = False
+    lacks: bool = False  # the stub lacks the behaviour (rather than having it wrong in one place)
 
     @property
     def from_the_lab(self) -> bool:
@@ -51,7 +52,7 @@ class Exercise:
         return apply_edits((WORKER_SRC / "index.js").read_text(), dict(self.stub_edits))
 
     def _localized(self, source: str, language: str) -> str:
-        key = "stubs.header" if self.from_the_lab else "stubs.header_new"  # wrong in one place, or a behaviour missing
+        key = "stubs.header_new" if self.lacks else "stubs.header"  # a behaviour missing, or wrong in one place
         header = textwrap.wrap(message(key, language, name=self.name), COMMENT_WIDTH,
                                break_long_words=False, break_on_hyphens=False)
         return (source.replace("@@header@@", "\n// ".join(header))
@@ -68,7 +69,7 @@ def exercises() -> dict[str, Exercise]:
     data = yaml.safe_load(EXERCISES_FILE.read_text())
     return {name: Exercise(name, entry["breaks"], _edits(entry["stub"]), _edits(entry["solution"]),
                            tuple(entry.get("keeps", ())), bool(entry.get("cancels", False)),
-                           bool(entry.get("persons", False)))
+                           bool(entry.get("persons", False)), bool(entry.get("lacks", False)))
             for name, entry in data.items()}
 
 
