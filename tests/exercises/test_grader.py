@@ -102,7 +102,10 @@ def test_the_stub_fails_with_its_class_and_the_smallest_counterexample(grader: G
 
 @pytest.mark.parametrize(("name", "wrong"), WRONG_ANSWERS)
 def test_a_plausible_wrong_answer_fails(grader: Grader, name: str, wrong: str) -> None:
-    grade = grader.grade(exercise(name), wrong_answer(name, wrong), seed=2, examples=30, budget=UNBOUNDED, shrink=False)
+    """30 generated workloads, or the few an answer names (`examples`: one only the final workload catches)."""
+    examples = WRONG[name][wrong].get("examples", 30)
+    grade = grader.grade(exercise(name), wrong_answer(name, wrong), seed=2, examples=examples, budget=UNBOUNDED,
+                         shrink=False)
     assert_failed(grade, WRONG[name][wrong]["breaks"])
 
 
