@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import re
 import shutil
 import time
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import FlakyFailure, NoSuchExample
 
 from reservation_lab.domain.config import write_wrangler_config
+from reservation_lab.domain.facts import CAPACITY
 from reservation_lab.domain.reloading import ReloadingServer
 from reservation_lab.domain.runs import RunFolder, create_run_folder
 from reservation_lab.errors import LabError
@@ -35,13 +35,12 @@ from reservation_lab.exercises.workloads import (
     workloads,
 )
 from reservation_lab.i18n import Message
-from reservation_lab.paths import WORKER_SRC
 from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.devserver import NOTHING_LEFT, DevServer
 
 RELOAD_MARK = "// restarted by the grader:"
-CAPACITY_LINE = "export const CAPACITY = {capacity};"  # in src/validation.js, the lab's (worker/src/validation.js)
-FINAL_CAPACITY = 5  # the constant the final workload's real restart starts the Worker with (the lab's is 4)
+CAPACITY_LINE = "export const CAPACITY = {capacity};"  # in src/validation.js (domain.facts.CAPACITY is checked on it)
+FINAL_CAPACITY = CAPACITY + 1  # the constant the final workload's real restart starts the Worker with
 FINAL = Workload((Round((Request("new", 0, 3), Request("new", 0, 2), Request("twins", 1, 1)), restart=True),
                   Round((Request("replay", 0, 1), Request("new", 1, 4)))))  # after the search: a real restart
 # With cancellations, after the search: an accepted reservation, then a rejected one (each in a round of its own, so
@@ -102,6 +101,7 @@ class Grader:
         self.reloading: ReloadingServer | None = None
         self.names = itertools.count(1)
         self.reloads = 0  # the in-server restarts reload() asked for (each marks the source anew)
+        self.capacity = CAPACITY  # the constant in the grading folder's src/validation.js
 
     @property
     def server(self) -> DevServer | None:
@@ -127,7 +127,9 @@ class Grader:
         the lab's constant comes back with it)."""
         if self.reloading is None or self.reloading.server is None:
             self.reloading = ReloadingServer(grading_folder(self.root, source), "grade", ctx=self.ctx)
-        elif self._set_capacity(self._lab_capacity):
+            self.capacity = CAPACITY  # the lab's files, as grading_folder copied them
+        elif self.capacity != CAPACITY:
+            self._set_capacity(CAPACITY)
             self.reloading.index.write_text(source)
             self.reloading.restart()
             return
@@ -154,20 +156,14 @@ class Grader:
         self._set_capacity(FINAL_CAPACITY)
         return self.restart()
 
-    @property
-    def _lab_capacity(self) -> int:
-        return int(re.search(CAPACITY_LINE.format(capacity=r"(\d+)"), (WORKER_SRC / "validation.js").read_text())[1])
-
-    def _set_capacity(self, capacity: int) -> bool:
-        """Write the capacity constant into the grading folder's src/validation.js; whether it changed."""
+    def _set_capacity(self, capacity: int) -> None:
+        """Write the capacity constant into the grading folder's src/validation.js (`self.capacity` says which)."""
         assert self.reloading is not None
         path = self.reloading.folder.root / "src" / "validation.js"
-        text = path.read_text()
-        changed = re.sub(CAPACITY_LINE.format(capacity=r"\d+"), CAPACITY_LINE.format(capacity=capacity), text)
-        if changed == text:
-            return False
-        path.write_text(changed)
-        return True
+        text, line = path.read_text(), CAPACITY_LINE.format(capacity=self.capacity)
+        assert line in text, f"{path} lacks {line!r} (domain.facts.CAPACITY and worker/src/validation.js disagree)"
+        path.write_text(text.replace(line, CAPACITY_LINE.format(capacity=capacity)))
+        self.capacity = capacity
 
     def grade(self, exercise: Exercise, source: str, seed: int = 0, examples: int = EXAMPLES,
               budget: float = BUDGET, shrink: bool = True) -> Grade:
