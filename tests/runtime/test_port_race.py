@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import socket
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -30,30 +29,26 @@ def occupied() -> Iterator[list[socket.socket]]:
         sock.close()
 
 
-def occupy(port: int, sockets: list[socket.socket]) -> int:
-    """Take `port`; if another process (a parallel test worker) took it first, it is just as taken."""
+def hold_a_port(sockets: list[socket.socket]) -> int:
+    """A loopback port this test holds (bound and listening) from the moment it exists: nobody else can take it.
+
+    Picking a free port first and binding it afterwards would race the parallel test workers: a port another
+    process holds for a moment (its own free-port probe) looks taken, then is free again when wrangler binds it.
+    """
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        sock.bind((LOOPBACK, port))
-    except OSError as error:
-        sock.close()
-        if error.errno != errno.EADDRINUSE:
-            raise
-        return port
+    sock.bind((LOOPBACK, 0))
     sock.listen()
     sockets.append(sock)
-    return port
+    return sock.getsockname()[1]
 
 
 def stealing_picker(steal: Callable[[int], bool], sockets: list[socket.socket]) -> tuple[Callable[[], int], list[int]]:
-    """A free_port that occupies the n-th pick right after picking it (steal(n) says which)."""
+    """A free_port whose n-th pick is a port already taken by another process (steal(n) says which)."""
     picks: list[int] = []
 
     def pick() -> int:
-        port = free_port()
+        port = hold_a_port(sockets) if steal(len(picks) + 1) else free_port()
         picks.append(port)
-        if steal(len(picks)):
-            occupy(port, sockets)
         return port
 
     return pick, picks
@@ -88,14 +83,8 @@ def test_a_taken_inspector_port_is_replaced_even_on_a_chosen_port(run_folder: Ru
 
 
 def test_a_chosen_port_taken_before_start_is_never_replaced(run_folder: RunFolder, occupied, monkeypatch) -> None:
-    chosen = free_port()
-    real_check = devserver.ensure_port_free
-
-    def check_then_steal(port: int) -> int:
-        real_check(port)  # free when checked ...
-        return occupy(port, occupied)  # ... taken before wrangler binds it
-
-    monkeypatch.setattr(devserver, "ensure_port_free", check_then_steal)
+    chosen = hold_a_port(occupied)  # taken before wrangler binds it ...
+    monkeypatch.setattr(devserver, "ensure_port_free", lambda port: port)  # ... though free when it was checked
     with raises_key("errors.port_busy", PortBusyError, port=chosen):
         start_dev_server(run_folder, port=chosen)
     assert processes_mentioning(str(run_folder.root)) == []
