@@ -46,8 +46,11 @@ fi
 # RESERVATION_LAB_NBGRADER=1 (z2jh: singleuser.extraEnv; TLJH: c.Spawner.environment) to keep them.
 # Nor jupyter-lsp's (JupyterLab's language-server bridge: the course installs no language server, and at each start
 # it asks npm for its global prefix, a node process per learner).
+# Its kernels use socket files, not TCP ports (reservation_lab/jupyter/server_kernels.py): on a machine shared by a
+# class, a port picked for one learner's kernel can be taken by another's before the kernel binds it.
 if [ "$(basename "$1")" = jupyterhub-singleuser ]; then
   set -- "$@" "--ServerApp.jpserver_extensions=jupyter_lsp=False"
+  set -- "$@" "--AsyncMappingKernelManager.kernel_manager_class=reservation_lab.jupyter.server_kernels.SocketFileServerKernelManager"
   if [ "${RESERVATION_LAB_NBGRADER:-}" != 1 ]; then
     for extension in formgrader assignment_list course_list validate_assignment; do
       set -- "$@" "--ServerApp.jpserver_extensions=nbgrader.server_extensions.$extension=False"

@@ -70,6 +70,30 @@ def test_a_socket_file_kernel_has_no_port_to_lose_and_leaves_no_file() -> None:
     assert not folder.exists()
 
 
+def test_a_restarted_socket_file_kernel_makes_its_sockets_again_and_a_hub_server_uses_them() -> None:
+    """Restart Kernel (a learner's server on a class hub: jupyter/server_kernels.py) keeps the sockets' folder for
+    the new kernel; only the final shutdown removes it."""
+    from reservation_lab.jupyter.server_kernels import SocketFileServerKernelManager
+
+    assert SocketFileServerKernelManager().transport == "ipc"
+    km = SocketFileKernelManager(kernel_name="python3")
+    km.start_kernel()
+    folder = Path(km.ip).parent
+    try:
+        km.restart_kernel(now=True)
+        client = km.client()
+        client.start_channels()
+        try:
+            client.wait_for_ready(timeout=60)
+            assert client.execute_interactive("1", timeout=30)["content"]["status"] == "ok"
+        finally:
+            client.stop_channels()
+        assert folder.exists()
+    finally:
+        km.shutdown_kernel(now=True)
+    assert not folder.exists()
+
+
 def test_papermill_on_the_command_line_runs_the_engine(tmp_path: Path) -> None:
     """papermill's command line with the engine (how `./lab mark` runs each submission) starts a socket-file
     kernel."""

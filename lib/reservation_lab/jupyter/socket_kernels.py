@@ -8,9 +8,10 @@ servers open ports, so that happens. Kernels started here use ZeroMQ's `ipc` tra
 in a folder of their own (mode 0700, removed at shutdown), which nobody else can take. POSIX only, as the course.
 
 Used by papermill through its engine `reservation-lab` (jupyter/papermill_engine.py), by nbclient as
-`kernel_manager_class=AsyncSocketFileKernelManager`, and by nbval through this module as a pytest plugin
-(`-p reservation_lab.jupyter.socket_kernels`, in pyproject's addopts). A learner's JupyterLab keeps TCP: it starts
-one kernel at a time. Imports jupyter_client only (the plugin loads in every pytest process).
+`kernel_manager_class=AsyncSocketFileKernelManager`, by nbval through this module as a pytest plugin
+(`-p reservation_lab.jupyter.socket_kernels`, in pyproject's addopts), and by a learner's server on a class hub
+(jupyter/server_kernels.py). `./lab jupyter` on a learner's own machine keeps TCP: it starts one kernel at a time.
+Imports jupyter_client only (the plugin loads in every pytest process).
 """
 
 from __future__ import annotations
@@ -38,9 +39,16 @@ class SocketFiles(ConnectionFileMixin):
     def _private_socket_prefix(self) -> str:
         return os.path.join(tempfile.mkdtemp(prefix=FOLDER_PREFIX), "socket")
 
+    _folder_done = False  # the kernel is gone for good (not restarting): its folder goes with its sockets
+
+    def cleanup_connection_file(self) -> None:
+        """Called at a shutdown that is no restart (jupyter_client), just before the sockets are cleaned up."""
+        super().cleanup_connection_file()
+        self._folder_done = True
+
     def cleanup_ipc_files(self) -> None:
         super().cleanup_ipc_files()
-        if self.transport == "ipc":
+        if self.transport == "ipc" and self._folder_done:  # a restarted kernel makes its sockets there again
             with contextlib.suppress(OSError):
                 os.rmdir(os.path.dirname(self.ip))
 
