@@ -1,7 +1,7 @@
 """How long a grade takes: each exercise's reference solution and stub, graded as the notebook grades them, against
 the cold start of `wrangler dev` that every grade pays once.
 
-Run (with the course's venv): python bench/bench_grade.py [--quick]
+Run (with the course's venv): python bench/bench_grade.py [--quick] [--exercise NAME ...]
 
 The baseline is a cold start of `wrangler dev` (start → /health answers → stopped as a process group), measured in
 the same run. Each grade uses the exercises notebook's defaults (course.parameters.EXERCISE_DEFAULTS: at most 30
@@ -27,12 +27,13 @@ from reservation_lab.exercises.grader import grade_source
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="one solution and one stub, 3 workloads, 10 s")
+    parser.add_argument("--exercise", action="append", choices=list(exercises()), help="only these (repeatable)")
     args = parser.parse_args(argv)
     print(machine_line())
     print(load_line("before"))
     _, _, cold = cold_start_stop()
     print(f"  baseline: wrangler dev cold start and stop {cold:.2f} s")
-    names = ["guard"] if args.quick else list(exercises())
+    names = ["guard"] if args.quick else args.exercise or list(exercises())
     examples = 3 if args.quick else EXERCISE_DEFAULTS["workloads"]
     budget = 10 if args.quick else EXERCISE_DEFAULTS["grade_seconds"]
     with tempfile.TemporaryDirectory(prefix="bench-grade-") as tmp:

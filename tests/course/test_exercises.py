@@ -87,8 +87,8 @@ def longest_common_run(line: str, text: str) -> str:
 
 def test_the_file_cell_writes_the_stub_into_the_run(tmp_path: Path) -> None:
     session = lab.start("de", tmp_path / "run")
-    for name in exercises():
-        target = f"exercises/{name}.js"
+    for name, task in exercises().items():
+        target = f"exercises/{task.file_name}"
         assert cell_text(target) == exercise(name).stub()
         path = write_lab_file(session.run, target, cell_text(target))
         assert path == session.run.root / target and path.read_text() == exercise(name).stub()

@@ -11,33 +11,40 @@ from reservation_lab.authoring.builder import EXERCISES, notebook_path
 from reservation_lab.exercises.catalog import exercise, exercises
 from reservation_lab.i18n import COURSE_LANGUAGES, message
 
-COMMENT = re.compile(r"^\s*//(.*)$", re.M)
+COMMENTS = {"//": re.compile(r"^\s*//(.*)$", re.M), "#": re.compile(r"^\s*#(.*)$", re.M)}  # a Worker, the client
 
 
-def comments(source: str) -> str:
-    return "\n".join(COMMENT.findall(source))
+def comment_mark(name: str) -> str:
+    return "#" if exercise(name).client else "//"
 
 
-def code(source: str) -> list[str]:
+def comments(source: str, mark: str = "//") -> str:
+    return "\n".join(COMMENTS[mark].findall(source))
+
+
+def code(source: str, mark: str = "//") -> list[str]:
     """The lines that are not comments."""
-    return [line for line in source.split("\n") if not line.lstrip().startswith("//")]
+    return [line for line in source.split("\n") if not line.lstrip().startswith(mark)]
 
 
 @pytest.mark.parametrize("language", COURSE_LANGUAGES)
 def test_each_stub_says_its_task_in_the_learners_language(language: str) -> None:
     for name in exercises():
-        stub, english = exercise(name).stub(language), exercise(name).stub("en")
-        said = comments(stub)
+        stub, english, mark = exercise(name).stub(language), exercise(name).stub("en"), comment_mark(name)
+        said = comments(stub, mark)
         assert message(f"stubs.{name}", language) in said and "@@" not in stub
         header = " ".join(line.strip() for line in said.split("\n") if line.strip())
-        key = "stubs.header_new" if exercise(name).lacks else "stubs.header"  # a behaviour missing
+        key = ("stubs.header_client" if exercise(name).client else  # a client to write, a behaviour missing
+               "stubs.header_new" if exercise(name).lacks else "stubs.header")
         assert message(key, language, name=name) in header
-        # the English task and header are gone (index.js's first line too); markers and code are the same
+        # the English task and header are gone (index.js's or the reference client's first line too); markers and
+        # code are the same
         assert message(f"stubs.{name}", "en") not in said and "Reservation Worker:" not in said
+        assert "Reservation client:" not in said and "The reference solution" not in said
         assert "The front Worker only validates" not in said and "wrong in one" not in said
-        assert f">>> EXERCISE {name}: " in stub and f"<<< EXERCISE {name} <<<" in stub
-        assert code(stub) == code(english)
-        assert code(exercise(name).solution(language)) == code(exercise(name).solution("en"))
+        assert f"{mark} >>> EXERCISE {name}: " in stub and f"{mark} <<< EXERCISE {name} <<<" in stub
+        assert code(stub, mark) == code(english, mark)
+        assert code(exercise(name).solution(language), mark) == code(exercise(name).solution("en"), mark)
 
 
 @pytest.mark.parametrize("language", COURSE_LANGUAGES)

@@ -12,6 +12,7 @@ import yaml
 
 from reservation_lab.domain.edits import apply_edits
 from reservation_lab.exercises.catalog import exercise, exercises
+from reservation_lab.exercises.clients import Call, ClientWorkload
 from reservation_lab.exercises.grader import FINAL_CAPACITY, Grade, Grader
 from reservation_lab.exercises.workloads import Request, Round
 from reservation_lab.runtime.toolchain import find_toolchain
@@ -25,6 +26,7 @@ SMALLEST = {  # the smallest failing workload of a stub, as hypothesis shrinks i
     "replay": (Round((Request("twins", 0, 1),)),),
     "cancel": (Round((Request("new", 0, 1),)), Round((Request("cancel", 0, 1), Request("cancel", 0, 1)))),
     "person": (Round((Request("new", 0, 3),)),),  # one person, 3 seats: over the limit of 2 in one go
+    "client": ClientWorkload((Call(1, ("drop_request",)),)),  # one reservation whose first request is lost
 }
 
 
@@ -50,12 +52,16 @@ def assert_failed(grade: Grade, kind: str | list[str]) -> None:
         assert grade.failure.kind in ([kind] if isinstance(kind, str) else kind), grade.failure.message
 
 
-def test_stubs_solutions_and_wrong_answers_are_javascript(tmp_path: Path) -> None:
+def test_stubs_solutions_and_wrong_answers_are_javascript_or_python(tmp_path: Path) -> None:
+    """The Workers' files pass `node --check`; the client's compile as Python."""
     node = str(find_toolchain().node)
-    sources = {f"{name}-{kind}": getattr(exercise(name), kind)() for name in exercises()
+    sources = {(name, f"{name}-{kind}"): getattr(exercise(name), kind)() for name in exercises()
                for kind in ("stub", "solution")}
-    sources.update({f"{name}-{wrong}": wrong_answer(name, wrong) for name, wrong in WRONG_ANSWERS})
-    for label, source in sources.items():
+    sources.update({(name, f"{name}-{wrong}"): wrong_answer(name, wrong) for name, wrong in WRONG_ANSWERS})
+    for (name, label), source in sources.items():
+        if exercise(name).client:
+            compile(source, label, "exec")
+            continue
         path = tmp_path / f"{label}.mjs"
         path.write_text(source)
         checked = subprocess.run([node, "--check", str(path)], capture_output=True, text=True, timeout=30)
@@ -74,6 +80,8 @@ def test_the_reference_solution_passes(grader: Grader, name: str, examples: int)
     grade = grader.grade(exercise(name), exercise(name).solution(), seed=3, examples=examples, budget=UNBOUNDED)
     assert grade.passed, grade.failure and grade.failure.message
     assert grade.trials == examples + 1 and grade.requests > 2 * examples  # and the workload with a real restart
+    if exercise(name).client:  # the lab's Worker, through the lossy network: the final workload restarts nothing
+        return
     assert grade.restarts >= 1  # at least the real one
     # that restart changed the capacity constant (the workshops kept theirs); the next grade gets the lab's back
     validation = grader.root / "src" / "validation.js"
@@ -93,6 +101,9 @@ def test_the_stub_fails_with_its_class_and_the_smallest_counterexample(grader: G
     grade = grader.grade(exercise(name), exercise(name).stub(), seed=1, examples=30, budget=UNBOUNDED, shrink=shrink)
     assert_failed(grade, exercise(name).breaks)
     assert grade.smallest is not None
+    if exercise(name).client:
+        assert grade.smallest.workload == SMALLEST[name]
+        return
     rounds = grade.smallest.workload.rounds
     if name in SMALLEST:
         assert rounds == SMALLEST[name]
@@ -107,6 +118,16 @@ def test_a_plausible_wrong_answer_fails(grader: Grader, name: str, wrong: str) -
     grade = grader.grade(exercise(name), wrong_answer(name, wrong), seed=2, examples=examples, budget=UNBOUNDED,
                          shrink=False)
     assert_failed(grade, WRONG[name][wrong]["breaks"])
+
+
+@pytest.mark.parametrize(("source", "key"), [("def reserve(:\n", "exercises.class_client_fails"),
+                                             ("def book(http, workshop, seats):\n    return {}\n",
+                                              "exercises.class_no_reserve")])
+def test_a_client_that_does_not_load_is_a_failed_grade_with_a_sentence(grader: Grader, source: str,
+                                                                       key: str) -> None:
+    grade = grader.grade(exercise("client"), source)
+    assert grade.refused is not None and grade.refused.kind == "does_not_start"
+    assert grade.refused.message.key == key and grade.trials == 0
 
 
 def test_a_worker_that_does_not_build_is_a_failed_grade_with_a_sentence(tmp_path: Path) -> None:

@@ -66,12 +66,12 @@ def short_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_one_late_answer_is_asked_again(serve) -> None:
     server, url = serve([0.6])
-    assert judge._statuses(url, ["w-0"]) == {"w-0": STATUS} and server.seen == 2
+    assert judge.read_statuses(url, ["w-0"]) == {"w-0": STATUS} and server.seen == 2
 
 
 def test_a_worker_that_stays_silent_is_a_crash(serve) -> None:
     server, url = serve([0.6, 0.6])
-    failure = judge._statuses(url, ["w-0"])
+    failure = judge.read_statuses(url, ["w-0"])
     assert isinstance(failure, judge.Failure) and failure.kind == "crash" and server.seen == 2
     assert failure.message.key == "exercises.status_unreadable"
 
@@ -79,7 +79,7 @@ def test_a_worker_that_stays_silent_is_a_crash(serve) -> None:
 @pytest.mark.parametrize(("body", "code"), [(b"<html>oops</html>", 200), (json.dumps(STATUS).encode(), 500)])
 def test_an_unreadable_answer_is_a_crash_at_once(serve, body: bytes, code: int) -> None:
     server, url = serve([], body=body, code=code)
-    failure = judge._statuses(url, ["w-0"])
+    failure = judge.read_statuses(url, ["w-0"])
     assert isinstance(failure, judge.Failure) and failure.kind == "crash" and server.seen == 1
 
 

@@ -31,7 +31,7 @@ def submission(folder: Path, learner: str, edit) -> None:
 
 def solved(cells: dict) -> None:
     for name in exercises():
-        cells[f"file-{name}"].source = f"%%{MAGIC} exercises/{name}.js\n{exercise(name).solution()}"
+        cells[f"file-{name}"].source = f"%%{MAGIC} exercises/{exercise(name).file_name}\n{exercise(name).solution()}"
 
 
 def crashes(cells: dict) -> None:
@@ -87,8 +87,8 @@ def test_the_solved_notebook_reads_german_and_leaves_nothing_running(marked: tup
              if cell.cell_type == "code"}
     for name in exercises():
         shown = output_text(cells[f"grade-{name}"])
-        passed = template("exercises.grade_passed", "de").split("{workloads}")[0].format(
-            name=name, number=exercise_number(name))
+        key = "exercises.grade_passed_client" if exercise(name).client else "exercises.grade_passed"
+        passed = template(key, "de").split("{workloads}")[0].format(name=name, number=exercise_number(name))
         assert any(line.startswith(passed) for line in shown.splitlines()) and english_lines(shown) == [], shown
     assert '"processesLeft": 0' in output_text(cells["stop-grading"])
 

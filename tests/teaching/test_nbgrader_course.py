@@ -16,7 +16,15 @@ from reservation_lab.authoring.builder import EXERCISES, notebook_path
 from reservation_lab.exercises.catalog import exercises
 from reservation_lab.i18n import message
 from reservation_lab.jupyter.kernelspec import ensure_kernel
-from reservation_lab.teaching.nbgrader_course import ASSIGNMENT, BEGIN, END, OPEN, teacher_source, write_course
+from reservation_lab.teaching.nbgrader_course import (
+    ASSIGNMENT,
+    BEGIN,
+    CLOSE,
+    END,
+    OPEN,
+    teacher_source,
+    write_course,
+)
 from tests.support import with_environment_bin
 
 NAMES = list(exercises())
@@ -29,11 +37,15 @@ def code_lines(text: str) -> list[str]:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_teacher_file_is_the_solution_with_the_learner_version_in_a_comment(name: str) -> None:
+    """As the teacher's file runs: the solution, the learner's version set aside (a JavaScript comment; a Python
+    string statement for the client)."""
+    comment = "#" if exercises()[name].client else "//"
     lines = teacher_source(exercises()[name]).split("\n")
-    opened = lines.index(next(line for line in lines if line.strip() == OPEN))
-    closed = next(i for i, line in enumerate(lines) if i > opened and line.strip() == "*/")
-    as_javascript = [line for line in lines[:opened] + lines[closed + 1:] if line.strip() not in (BEGIN, END)]
-    assert as_javascript == exercises()[name].solution().split("\n")
+    opened = lines.index(next(line for line in lines if line.strip() == OPEN[comment]))
+    closed = next(i for i, line in enumerate(lines) if i > opened and line.strip() == CLOSE[comment])
+    marks = (f"{comment} {BEGIN}", f"{comment} {END}")
+    as_run = [line for line in lines[:opened] + lines[closed + 1:] if line.strip() not in marks]
+    assert as_run == exercises()[name].solution().split("\n")
 
 
 def test_the_command_line_writes_a_course_and_refuses_an_unknown_parameter(tmp_path: Path) -> None:

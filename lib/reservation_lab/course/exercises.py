@@ -15,6 +15,7 @@ from reservation_lab.i18n import describe, message, number, plural
 from reservation_lab.runtime.devserver import NOTHING_LEFT
 
 if TYPE_CHECKING:  # the grader (and hypothesis) load with the first grade, not in every learner's kernel
+    from reservation_lab.exercises.clients import ClientTrial
     from reservation_lab.exercises.grader import Grade
     from reservation_lab.exercises.judge import Sent
 
@@ -33,7 +34,7 @@ def grade(name: str, solution: bool = False, seed: int = 0, workloads: int = lim
     that fails raises GradeFailed."""
     session = current()
     task = exercise(name)
-    learners = session.run.root / "exercises" / f"{name}.js"
+    learners = session.run.root / "exercises" / task.file_name
     source = task.solution(session.language) if solution else learners.read_text()
     if session.grader is None:
         from reservation_lab.exercises.grader import Grader
@@ -56,15 +57,23 @@ def show_grade(result: Grade, language: str) -> None:
     counts = {"workloads": plural("exercises.workloads", result.trials),
               "requests": plural("exercises.requests", result.requests),
               "restarts": plural("exercises.restarts", result.restarts)}
+    client = exercise(result.exercise).client
     if result.passed:
-        print(say("exercises.grade_passed", name=result.exercise, number=exercise_number(result.exercise),
-                  seed=result.seed, seconds=number(result.seconds, language), **counts))
+        print(say("exercises.grade_passed_client" if client else "exercises.grade_passed", name=result.exercise,
+                  number=exercise_number(result.exercise), seed=result.seed, seconds=number(result.seconds, language),
+                  **counts))
         return
     failure = result.failure
     assert failure is not None
     print(say("exercises.grade_failed", name=result.exercise, number=exercise_number(result.exercise),
               problem=failure.message))
     if result.smallest is None:
+        return
+    if client:
+        print()
+        print(say("exercises.smallest_calls", seed=result.seed, workloads=counts["workloads"]))
+        for line in _client_lines(result.smallest, language):  # type: ignore[arg-type]
+            print(line)
         return
     print()
     print(say("exercises.smallest", seed=result.seed, workloads=counts["workloads"]))
@@ -110,6 +119,41 @@ def _answer(one: Sent, language: str) -> str:
         return sent + message("exercises.no_answer_short", language)
     keys = ("status", "reserved", "replayed", "error")
     return sent + json.dumps({key: one.answer[key] for key in keys if key in one.answer}, ensure_ascii=False)
+
+
+def _client_lines(trial: ClientTrial, language: str) -> list[str]:
+    """Each reservation of a client trial: its attempts, what the network did to each, what reserve gave back."""
+    from reservation_lab.exercises.lossy import DELAY
+
+    def answer(pair: tuple[int, dict[str, object]]) -> str:
+        code, body = pair
+        return f"{code} " + json.dumps({key: body[key] for key in ("status", "reserved", "replayed") if key in body})
+
+    lines = []
+    for outcome in trial.outcomes:
+        lines.append(message("exercises.call", language, call=outcome.call, seats=outcome.seats))
+        for attempt in outcome.attempts:
+            answers = [answer(pair) for pair in attempt.answers]
+            unanswered = not answers and attempt.fault not in ("drop_request", "refuse")  # the Worker did not answer
+            what = message("exercises.fault_no_answer" if unanswered else f"exercises.fault_{attempt.fault or 'none'}",
+                           language, answer=answers[-1] if answers else "", answers=", ".join(answers),
+                           seconds=number(DELAY, language))
+            lines.append("  " + message("exercises.attempt", language, number=attempt.number, what=what,
+                                        rid=attempt.request_id or message("exercises.no_request_id", language)))
+        from reservation_lab.exercises.clients import CALL_SECONDS
+
+        shown = (message("exercises.hung", language, seconds=round(CALL_SECONDS)) if outcome.hung else
+                 message("exercises.raised", language, error=outcome.error) if outcome.error is not None else
+                 message("exercises.returned", language, value=_returned(outcome.returned)))
+        lines.append("  " + shown)
+    return lines
+
+
+def _returned(value: object) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def hint(name: str, count: int = 0) -> None:

@@ -21,7 +21,7 @@ from reservation_lab.runtime.commands import shown_folder
 
 CONFIGS = ("wrangler.jsonc", "wrangler.cleanup.jsonc")
 SOURCES = ("src/validation.js", "src/front.js", "src/index.js", "src/cleanup.js")
-EXERCISE_FILES = tuple(f"exercises/{name}.js" for name in exercises())  # the exercises notebook's Workers
+EXERCISE_FILES = tuple(f"exercises/{task.file_name}" for task in exercises().values())  # the exercises' files
 MAGIC = "lab_file"
 
 

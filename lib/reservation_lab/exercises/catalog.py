@@ -1,13 +1,14 @@
-"""The exercises as worker/exercises.yml defines them: a stub (index.js with one place wrong, marked) and a
-reference solution, each an exact edit; the failure class the stub shows; texts a solution must keep. The stub's
-comments that say what to do are in the learner's language (the catalogs' [stubs] section); the markers and the
-code are the same in every language."""
+"""The exercises as worker/exercises.yml defines them: a stub (index.js with one place wrong, marked; for the client
+exercise reference_client.py without its retries) and a reference solution, each an exact edit; the failure class
+the stub shows; texts a solution must keep. The stub's comments that say what to do are in the learner's language
+(the catalogs' [stubs] section); the markers and the code are the same in every language."""
 
 from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import yaml
 
@@ -17,7 +18,9 @@ from reservation_lab.i18n import message
 from reservation_lab.paths import WORKER_DIR, WORKER_SRC
 
 EXERCISES_FILE = WORKER_DIR / "exercises.yml"
+REFERENCE_CLIENT = Path(__file__).with_name("reference_client.py")  # the client exercise's base
 COMMENT_WIDTH = 96  # the header comment's lines, as wide as index.js's own comments
+NO_BREAK = "\x00"  # holds a marker's words together while the header is wrapped
 
 
 @dataclass(frozen=True)
@@ -34,11 +37,17 @@ class Exercise:
     cancels: bool = False
     persons: bool = False
     lacks: bool = False  # the stub lacks the behaviour (rather than having it wrong in one place)
+    client: bool = False  # the learner writes a Python client (exercises/<name>.py), graded over a lossy network
 
     @property
     def from_the_lab(self) -> bool:
-        """A warm-up: the lab's own Worker answers it (the new behaviour, cancels or persons, it does not)."""
-        return not (self.cancels or self.persons)
+        """A warm-up: the lab's own Worker answers it (the new behaviour, cancels, persons or a client, it does not)."""
+        return not (self.cancels or self.persons or self.client)
+
+    @property
+    def file_name(self) -> str:
+        """The learner's file in the run folder's exercises/: a Worker, or the client's Python module."""
+        return f"{self.name}.py" if self.client else f"{self.name}.js"
 
     def stub(self, language: str = "en") -> str:
         """The Worker the learner receives: src/index.js with the stub edits, its task comments in `language`."""
@@ -49,13 +58,19 @@ class Exercise:
         return self._localized(apply_edits(self._stub(), dict(self.solution_edits)), language)
 
     def _stub(self) -> str:
-        return apply_edits((WORKER_SRC / "index.js").read_text(), dict(self.stub_edits))
+        base = REFERENCE_CLIENT if self.client else WORKER_SRC / "index.js"
+        return apply_edits(base.read_text(), dict(self.stub_edits))
 
     def _localized(self, source: str, language: str) -> str:
-        key = "stubs.header_new" if self.lacks else "stubs.header"  # a behaviour missing, or wrong in one place
-        header = textwrap.wrap(message(key, language, name=self.name), COMMENT_WIDTH,
-                               break_long_words=False, break_on_hyphens=False)
-        return (source.replace("@@header@@", "\n// ".join(header))
+        key = ("stubs.header_client" if self.client else  # a client, a behaviour missing, or one place wrong
+               "stubs.header_new" if self.lacks else "stubs.header")
+        markers = (f">>> EXERCISE {self.name}", f"<<< EXERCISE {self.name}")  # each on one line of the header
+        text = message(key, language, name=self.name)
+        for marker in markers:
+            text = text.replace(marker, marker.replace(" ", NO_BREAK))
+        header = [line.replace(NO_BREAK, " ") for line in textwrap.wrap(
+            text, COMMENT_WIDTH, break_long_words=False, break_on_hyphens=False)]
+        return (source.replace("@@header@@", ("\n# " if self.client else "\n// ").join(header))
                 .replace("@@task@@", message(f"stubs.{self.name}", language)))
 
 
@@ -69,7 +84,8 @@ def exercises() -> dict[str, Exercise]:
     data = yaml.safe_load(EXERCISES_FILE.read_text())
     return {name: Exercise(name, entry["breaks"], _edits(entry["stub"]), _edits(entry["solution"]),
                            tuple(entry.get("keeps", ())), bool(entry.get("cancels", False)),
-                           bool(entry.get("persons", False)), bool(entry.get("lacks", False)))
+                           bool(entry.get("persons", False)), bool(entry.get("lacks", False)),
+                           bool(entry.get("client", False)))
             for name, entry in data.items()}
 
 

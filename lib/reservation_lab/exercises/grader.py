@@ -12,8 +12,10 @@ import itertools
 import random
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import FlakyFailure, NoSuchExample
@@ -24,6 +26,14 @@ from reservation_lab.domain.reloading import ReloadingServer
 from reservation_lab.domain.runs import RunFolder, create_run_folder
 from reservation_lab.errors import LabError
 from reservation_lab.exercises.catalog import Exercise
+from reservation_lab.exercises.clients import (
+    Call,
+    ClientTrial,
+    ClientWorkload,
+    client_workloads,
+    load_reserve,
+    run_client_trial,
+)
 from reservation_lab.exercises.judge import Failure, Trial, run_trial
 from reservation_lab.exercises.limits import BUDGET, EXAMPLES
 from reservation_lab.exercises.workloads import (
@@ -35,6 +45,7 @@ from reservation_lab.exercises.workloads import (
     workloads,
 )
 from reservation_lab.i18n import Message
+from reservation_lab.paths import WORKER_SRC
 from reservation_lab.runtime.context import QUIET, Context
 from reservation_lab.runtime.devserver import NOTHING_LEFT, DevServer
 
@@ -55,6 +66,10 @@ FINAL_PERSONS = Workload((Round((Request("new", 0, 2), Request("new", 0, 1), Req
                                 restart=True),
                           Round((Request("new", 0, 2, person=1), Request("new", 0, 2, person=2),
                                  Request("replay", 0, 1, ref=0)))), persons=True)
+# The client exercise, after the search: every fault at least once, two answers lost after the Worker decided, and
+# more seats asked for than the workshop has (some decisions are rejections, and must come back as such).
+FINAL_CLIENT = ClientWorkload((Call(2, ("drop_answer", "gateway_error")), Call(1, ("duplicate",)),
+                               Call(2, ("drop_request", "delay")), Call(1, ("refuse", "drop_answer", "drop_answer"))))
 
 
 @dataclass
@@ -67,7 +82,7 @@ class Grade:
     requests: int = 0
     restarts: int = 0
     seconds: float = 0.0
-    smallest: Trial | None = None
+    smallest: Trial | ClientTrial | None = None
     refused: Failure | None = None  # the Worker did not start, or a text it must keep is gone
 
     @property
@@ -176,6 +191,8 @@ class Grader:
         if missing:
             grade.refused = Failure("removed", Message("exercises.class_removed", {"text": missing[0]}), 0)
             return grade
+        if exercise.client:
+            return self._grade_client(grade, source, started, examples, budget, shrink)
         try:
             self.serve(source)
         except LabError as error:
@@ -190,20 +207,66 @@ class Grader:
             grade.seconds, grade.restarts = time.monotonic() - started, self.restarts - restarts
         return grade
 
-    def _search(self, grade: Grade, deadline: float, examples: int, shrink: bool, exercise: Exercise) -> None:
-        def fails(workload: Workload) -> bool:
-            if time.monotonic() > deadline:
-                return False  # the budget is spent: hypothesis ends the search with what it has
-            trial = run_trial(workload, self.base_url, f"t{next(self.names)}", self.reload, exercise.cancels)
-            grade.trials, grade.requests = grade.trials + 1, grade.requests + len(trial.sent)
-            if trial.failure is None:
-                return False
-            if grade.smallest is None or _size(workload) <= _size(grade.smallest.workload):
-                grade.smallest = trial
-            return True
+    def _grade_client(self, grade: Grade, source: str, started: float, examples: int, budget: float,
+                      shrink: bool) -> Grade:
+        """The client exercise: the learner's reserve() (`source`, a Python module) against the lab's own Worker
+        through a lossy network; a module that does not load, or has no reserve(), is a refusal that says why."""
+        path = self.root.parent / f"{self.root.name}-client" / f"client_{next(self.names)}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source)
+        try:
+            reserve = load_reserve(path)
+        except Exception as error:  # noqa: BLE001 - whatever the learner's module raises on import says why
+            reason = f"{type(error).__name__}: {error}" if not isinstance(error, AttributeError) else "reserve"
+            key = "exercises.class_no_reserve" if isinstance(error, AttributeError) else "exercises.class_client_fails"
+            grade.refused = Failure("does_not_start", Message(key, {"reason": reason}), 0)
+            return grade
+        finally:
+            path.unlink(missing_ok=True)
+        try:
+            self.serve((WORKER_SRC / "index.js").read_text())
+        except LabError as error:
+            self.close()
+            reason = error.localized(self.ctx.language).splitlines()[0]
+            grade.refused = Failure("does_not_start", Message("exercises.class_does_not_start", {"reason": reason}), 0)
+            return grade
 
+        def trial(workload: ClientWorkload) -> ClientTrial:
+            return run_client_trial(reserve, workload, self.base_url, f"t{next(self.names)}")
+
+        try:
+            self._find(grade, time.monotonic() + budget, examples, shrink, client_workloads, trial, FINAL_CLIENT,
+                       trial)
+        finally:
+            grade.seconds = time.monotonic() - started
+        return grade
+
+    def _search(self, grade: Grade, deadline: float, examples: int, shrink: bool, exercise: Exercise) -> None:
         strategy, last = ((cancel_workloads, FINAL_CANCELS) if exercise.cancels else
                           (person_workloads, FINAL_PERSONS) if exercise.persons else (workloads, FINAL))
+        self._find(grade, deadline, examples, shrink, strategy,
+                   lambda workload: run_trial(workload, self.base_url, f"t{next(self.names)}", self.reload,
+                                              exercise.cancels),
+                   last,  # passed the search: one more workload, with real restarts of the server
+                   lambda workload: run_trial(workload, self.base_url, f"t{next(self.names)}",
+                                              self.restart_with_another_capacity, exercise.cancels))
+
+    def _find(self, grade: Grade, deadline: float, examples: int, shrink: bool, strategy: Any,
+              trial: Callable[[Any], Trial | ClientTrial], last: Any,
+              last_trial: Callable[[Any], Trial | ClientTrial]) -> None:
+        """hypothesis's search for the smallest workload of `strategy` that `trial` fails, within `examples`
+        workloads and until `deadline`; when none fails, `last_trial(last)` decides."""
+        def fails(workload: Any) -> bool:
+            if time.monotonic() > deadline:
+                return False  # the budget is spent: hypothesis ends the search with what it has
+            done = trial(workload)
+            grade.trials, grade.requests = grade.trials + 1, grade.requests + done.requests
+            if done.failure is None:
+                return False
+            if grade.smallest is None or _size(workload) <= _size(grade.smallest.workload):
+                grade.smallest = done
+            return True
+
         phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
         try:
             find(strategy, fails, random=random.Random(grade.seed),
@@ -211,10 +274,9 @@ class Grader:
                                    suppress_health_check=list(HealthCheck)))
         except FlakyFailure:
             pass  # a concurrency failure need not repeat (or the budget ended): the failing trial recorded stands
-        except NoSuchExample:  # passed the search: one more workload, with real restarts of the server
-            final = run_trial(last, self.base_url, f"t{next(self.names)}", self.restart_with_another_capacity,
-                              exercise.cancels)
-            grade.trials, grade.requests = grade.trials + 1, grade.requests + len(final.sent)
+        except NoSuchExample:
+            final = last_trial(last)
+            grade.trials, grade.requests = grade.trials + 1, grade.requests + final.requests
             grade.smallest = final if final.failure else None
 
     def close(self) -> None:
@@ -223,8 +285,8 @@ class Grader:
             self.reloading.close()
 
 
-def _size(workload: Workload) -> tuple[int, int]:
-    return len(workload.rounds), workload.size
+def _size(workload: Workload | ClientWorkload) -> tuple[int, int]:
+    return (len(workload.calls) if isinstance(workload, ClientWorkload) else len(workload.rounds)), workload.size
 
 
 def grade_source(exercise: Exercise, source: str, root: Path, seed: int = 0, examples: int = EXAMPLES,

@@ -100,6 +100,10 @@ class Trial:
     sent: list[Sent] = field(default_factory=list)
     failure: Failure | None = None
 
+    @property
+    def requests(self) -> int:
+        return len(self.sent)
+
 
 def requests_of(workload: Workload, prefix: str) -> list[list[Sent]]:
     """The workload's rounds as HTTP requests: requestIds given, replays pointed at an earlier requestId of the
@@ -157,7 +161,7 @@ async def _send(client: httpx.AsyncClient, one: Sent) -> None:
 
 
 @cache
-def _tls() -> ssl.SSLContext:
+def tls_context() -> ssl.SSLContext:
     """One TLS context for every client of the grader (plain http on loopback needs none, but httpx builds one
     per client otherwise: 25 ms each)."""
     return ssl.create_default_context()
@@ -166,7 +170,7 @@ def _tls() -> ssl.SSLContext:
 async def _send_round(base_url: str, sent: list[Sent]) -> None:
     limits = httpx.Limits(max_connections=len(sent) + 2)
     async with httpx.AsyncClient(base_url=base_url, timeout=REQUEST_TIMEOUT, limits=limits, trust_env=False,
-                                 verify=_tls()) as client:
+                                 verify=tls_context()) as client:
         await asyncio.gather(*(_send(client, one) for one in sent))
 
 
@@ -182,12 +186,12 @@ def _run_to_completion(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
         pool.submit(lambda: asyncio.run(make())).result()
 
 
-def _statuses(base_url: str, workshops: list[str]) -> dict[str, dict[str, Any]] | Failure:
+def read_statuses(base_url: str, workshops: list[str]) -> dict[str, dict[str, Any]] | Failure:
     """Each workshop's durable status. A read is a GET that changes nothing, so one that gets no answer within
     REQUEST_TIMEOUT is asked once more (a busy machine, not the Worker, can be slow once); no readable answer
     twice is a crash of the Worker."""
     found: dict[str, dict[str, Any]] = {}
-    with httpx.Client(base_url=base_url, timeout=REQUEST_TIMEOUT, trust_env=False, verify=_tls()) as client:
+    with httpx.Client(base_url=base_url, timeout=REQUEST_TIMEOUT, trust_env=False, verify=tls_context()) as client:
         for workshop in workshops:
             status = _status(client, workshop)
             if status is None:
@@ -262,7 +266,7 @@ def run_trial(workload: Workload, base_url: str, prefix: str, restart: Callable[
     workload of its exercise is judged by the search checker, also one that shrank to no cancel)."""
     trial = Trial(workload)
     workshops = [f"{prefix}-{n}" for n in range(max(r.workshop for rd in workload.rounds for r in rd.requests) + 1)]
-    before = _statuses(base_url, workshops)
+    before = read_statuses(base_url, workshops)
     if isinstance(before, Failure):
         trial.failure = before
         return trial
@@ -291,7 +295,7 @@ def _judge_round(base_url: str, workshops: list[str], sent: list[Sent], number: 
                  before: dict[str, dict[str, Any]], prior: dict[str, list[dict[str, Any]]]
                  ) -> tuple[Failure | None, dict[str, dict[str, Any]]]:
     failure = _answers_failure(sent, number)
-    after = _statuses(base_url, workshops)
+    after = read_statuses(base_url, workshops)
     if isinstance(after, Failure):
         return failure or after, before
     if failure is not None:
@@ -315,7 +319,7 @@ def _judge_rounds(base_url: str, workshops: list[str], sent: list[Sent], number:
     """Every round so far, with cancellations or a limit per person: one serial order must explain each answer and
     the durable status."""
     failure = _answers_failure([one for one in sent if one.round == number], number)
-    after = _statuses(base_url, workshops)
+    after = read_statuses(base_url, workshops)
     if isinstance(after, Failure):
         return failure or after, {}  # no status read: the trial ends here
     if failure is not None:
@@ -346,7 +350,7 @@ def _class_of_search(problem: Message | None, capacity: int, cancels: bool) -> s
 
 def _judge_restart(base_url: str, workshops: list[str], before: dict[str, dict[str, Any]],
                    number: int) -> Failure | None:
-    after = _statuses(base_url, workshops)
+    after = read_statuses(base_url, workshops)
     if isinstance(after, Failure):
         return after
     for workshop in workshops:

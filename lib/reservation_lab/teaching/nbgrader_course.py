@@ -32,8 +32,11 @@ from reservation_lab.jupyter.socket_kernels import AsyncSocketFileKernelManager
 ASSIGNMENT = "reservations"
 POINTS = 1  # per exercise
 CELL_TIMEOUT = 600  # seconds a cell may run under `nbgrader autograde` (a grade takes up to about a minute)
-BEGIN, END = "// BEGIN SOLUTION", "// END SOLUTION"
-OPEN = "/* the learner's version, which nbgrader keeps:"  # the comment around the stub's lines in the teacher's file
+BEGIN, END = "BEGIN SOLUTION", "END SOLUTION"  # after the language's line comment
+# Around the stub's lines in the teacher's file: a comment in JavaScript, a string statement (a no-op) in Python.
+KEPT = "the learner's version, which nbgrader keeps:"
+OPEN = {"//": f"/* {KEPT}", "#": f'"""{KEPT}'}
+CLOSE = {"//": "*/", "#": '"""'}
 
 
 class SocketFileExecute(Execute):
@@ -44,10 +47,11 @@ class SocketFileExecute(Execute):
         super().__init__(*args, **kwargs)
 
 
-def marked_lines(name: str, lines: list[str]) -> tuple[int, int]:
-    """Indices of the `// >>> EXERCISE name` and `// <<< EXERCISE name` lines."""
-    start = [i for i, line in enumerate(lines) if line.strip().startswith(f"// >>> EXERCISE {name}")]
-    end = [i for i, line in enumerate(lines) if line.strip().startswith(f"// <<< EXERCISE {name}")]
+def marked_lines(name: str, lines: list[str], comment: str = "//") -> tuple[int, int]:
+    """Indices of the `// >>> EXERCISE name: task >>>` and `// <<< EXERCISE name <<<` lines (`#` for a Python file;
+    the file's header names both markers too, in a sentence)."""
+    start = [i for i, line in enumerate(lines) if line.strip().startswith(f"{comment} >>> EXERCISE {name}: ")]
+    end = [i for i, line in enumerate(lines) if line.strip() == f"{comment} <<< EXERCISE {name} <<<"]
     if len(start) != 1 or len(end) != 1 or start[0] >= end[0]:
         raise ValueError(f"exercise {name}: the stub must mark exactly one place (>>> … <<<)")
     return start[0], end[0]
@@ -56,9 +60,9 @@ def marked_lines(name: str, lines: list[str]) -> tuple[int, int]:
 def teacher_source(exercise: Exercise, language: str = "en") -> str:
     """The exercise's file for the teacher: the stub, its marked place holding the solution and, commented out,
     the stub's own lines (what nbgrader keeps for the learner), its task comments in `language`."""
-    name = exercise.name
+    name, comment = exercise.name, "#" if exercise.client else "//"
     stub, solution = exercise.stub(language).split("\n"), exercise.solution(language).split("\n")
-    start, end = marked_lines(name, stub)
+    start, end = marked_lines(name, stub, comment)
     changes = [op for op in difflib.SequenceMatcher(a=stub, b=solution, autojunk=False).get_opcodes()
                if op[0] != "equal"]
     if any(i1 <= start or i2 > end for _, i1, i2, _, _ in changes):
@@ -66,11 +70,11 @@ def teacher_source(exercise: Exercise, language: str = "en") -> str:
     tail = len(stub) - end  # the marker line `<<<` and everything after it, the same in both
     solved = solution[start + 1: len(solution) - tail]
     wrong = stub[start + 1: end]
-    if any("*/" in line for line in wrong):
-        raise ValueError(f"exercise {name}: the stub's marked lines contain */ and cannot sit in a comment")
+    if any(CLOSE[comment] in line for line in wrong):
+        raise ValueError(f"exercise {name}: the stub's marked lines contain {CLOSE[comment]} and cannot be set aside")
     indent = stub[start][: len(stub[start]) - len(stub[start].lstrip())]
-    region = [f"{indent}{BEGIN}", *solved, f"{indent}{OPEN}",
-              f"{indent}{END}", *wrong, f"{indent}{BEGIN}", f"{indent}*/", f"{indent}{END}"]
+    begin, end_ = f"{indent}{comment} {BEGIN}", f"{indent}{comment} {END}"
+    region = [begin, *solved, f"{indent}{OPEN[comment]}", end_, *wrong, begin, f"{indent}{CLOSE[comment]}", end_]
     return "\n".join([*stub[: start + 1], *region, *stub[end:]])
 
 
@@ -102,7 +106,7 @@ def teacher_notebook(language: str, parameters: dict[str, Any] | None = None) ->
         kind, _, name = cell_id.partition("-")
         if kind == "file" and name in catalog:
             first = cell.source.split("\n", 1)[0]
-            if first != f"%%{MAGIC} exercises/{name}.js":
+            if first != f"%%{MAGIC} exercises/{catalog[name].file_name}":
                 raise ValueError(f"cell {cell_id}: unexpected first line {first!r}")
             cell.source = f"{first}\n{teacher_source(catalog[name], language)}"
             cell.metadata["nbgrader"] = _nbgrader(cell_id, solution=True)
