@@ -17,6 +17,7 @@ from reservation_lab.exercises.grader import FINAL_CAPACITY, Grade, Grader
 from reservation_lab.exercises.workloads import Request, Round
 from reservation_lab.runtime.toolchain import find_toolchain
 
+IN_THE_QUICK_LOOP = ("guard", "client")  # the other references: ./lab mark's solved notebook, and -m stress
 WRONG = yaml.safe_load((Path(__file__).parent / "wrong_answers.yml").read_text())
 WRONG_ANSWERS = [(name, wrong) for name, answers in WRONG.items() for wrong in answers]
 UNBOUNDED = 600.0  # seconds: a grade here is bounded by its workloads; time depends on the machine's load, and
@@ -73,10 +74,12 @@ def test_stubs_solutions_and_wrong_answers_are_javascript_or_python(tmp_path: Pa
 
 
 @pytest.mark.parametrize("examples", [2, pytest.param(6, marks=pytest.mark.stress)])
-@pytest.mark.parametrize("name", list(exercises()))
+@pytest.mark.parametrize("name", [name if name in IN_THE_QUICK_LOOP else pytest.param(name, marks=pytest.mark.stress)
+                                  for name in exercises()])
 def test_the_reference_solution_passes(grader: Grader, name: str, examples: int) -> None:
-    """Two generated workloads in `./lab test` (`./lab mark` grades the references again, in a notebook), six under
-    `-m stress`."""
+    """Two generated workloads, for guard (the capacity constant's change and its restore) and the client in
+    `./lab test`, where `./lab mark` grades every reference again, in a notebook (tests/teaching/test_marking.py:
+    ana); every reference, also with six, under `-m stress`."""
     grade = grader.grade(exercise(name), exercise(name).solution(), seed=3, examples=examples, budget=UNBOUNDED)
     assert grade.passed, grade.failure and grade.failure.message
     assert grade.trials == examples + 1 and grade.requests > 2 * examples  # and the workload with a real restart
