@@ -92,3 +92,21 @@ def test_the_learners_module_is_loaded_afresh_and_must_define_reserve(tmp_path: 
     path.write_text("def book(http, workshop, seats):\n    return 3\n")
     with pytest.raises(AttributeError):
         load_reserve(path)
+
+
+def test_a_call_the_network_never_lets_through_may_raise_but_not_make_a_decision_up() -> None:
+    refused = [attempt(n, "r-a", "refuse", arrived=n, ended=n + 0.001) for n in range(1, 4)]
+    raised = judge([outcome(1, refused, error="TimeoutError: r-a")], [], "http://127.0.0.1:9", "w", endless={1})
+    assert raised is not None and raised.kind == "crash"  # past every promise: only the status read fails here
+    made_up = judge([outcome(1, refused, returned={"requestId": "r-a", "status": "rejected", "reserved": None})],
+                    [], "http://127.0.0.1:9", "w", endless={1})
+    assert made_up is not None and made_up.message.key == "exercises.class_invented_decision"
+
+
+def test_a_retry_sent_while_a_slow_worker_still_decided_the_first_attempt_is_no_retry_at_once() -> None:
+    """The client gave up on its own timeout and waited; the proxy ended the first attempt only when the Worker
+    answered, after the retry had arrived: no backoff can be measured there (a correct client was failed so)."""
+    slow = outcome(1, [attempt(1, "r-a", "refuse", arrived=1.0, ended=1.5),
+                       attempt(2, "r-a", "", [(201, ACCEPTED)], arrived=1.3, ended=1.4)], returned=ACCEPTED)
+    failure = judge([slow], [], "http://127.0.0.1:9", "w")
+    assert failure is not None and failure.kind == "crash"

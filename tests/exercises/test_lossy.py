@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from reservation_lab.domain.routes import reservations_path, status_path
-from reservation_lab.exercises.lossy import CALL_HEADER, DELAY, FAULTS, LossyNetwork
+from reservation_lab.exercises.lossy import CALL_HEADER, DELAY, ENDLESS, FAULTS, LossyNetwork
 from reservation_lab.runtime.devserver import DevServer
 
 
@@ -24,7 +24,8 @@ def status(server: DevServer, workshop: str) -> dict:
 
 
 def reserve_through(network: LossyNetwork, workshop: str, rid: str, call: int = 1) -> httpx.Response:
-    with httpx.Client(base_url=network.url, headers={CALL_HEADER: str(call)}, trust_env=False, timeout=10) as http:
+    with httpx.Client(base_url=network.url, headers={CALL_HEADER: network.call_header(call)}, trust_env=False,
+                      timeout=10) as http:
         return http.post(reservations_path(workshop), json={"requestId": rid, "seats": 2})
 
 
@@ -41,6 +42,7 @@ def test_each_fault_does_what_it_says_and_the_next_attempt_goes_through(shared_s
         after_first = status(shared_server, workshop)
         second = reserve_through(network, workshop, "r-one")  # the same requestId again: no fault any more
         attempts = network.of_call(1)
+    assert network.errors == []
     decided = {"drop_request": 0, "refuse": 0}.get(fault, 1)
     assert after_first["acceptedRequests"] == decided and after_first["reserved"] == 2 * decided
     assert [a.number for a in attempts] == [1, 2] and [a.fault for a in attempts] == [fault, ""]
@@ -69,3 +71,19 @@ def test_a_request_without_the_call_header_is_logged_as_call_0(shared_server: De
             reply = http.get(status_path("lossy-no-header"))
         strangers = network.of_call(0)
     assert reply.status_code == 200 and [a.method for a in strangers] == ["GET"] and strangers[0].request_id is None
+
+
+def test_an_endless_call_is_refused_each_time_and_an_earlier_networks_request_is_gone(shared_server: DevServer) -> None:
+    with LossyNetwork(shared_server.base_url, {1: ("drop_request", ENDLESS)}) as network:
+        replies = []
+        for _ in range(4):
+            try:
+                replies.append(reserve_through(network, "lossy-endless", "r-never").status_code)
+            except httpx.TransportError:
+                replies.append(None)
+        with httpx.Client(base_url=network.url, headers={CALL_HEADER: "0000:1"}, trust_env=False) as http:
+            stale = http.post(reservations_path("lossy-endless"), json={"requestId": "r-stale", "seats": 1})
+        attempts = network.of_call(1)
+    assert replies == [None, 503, 503, 503] and [a.answers for a in attempts] == [[]] * 4
+    assert stale.status_code == 410 and len(network.attempts) == 4  # not logged, not forwarded
+    assert status(shared_server, "lossy-endless")["acceptedRequests"] == 0

@@ -1,7 +1,9 @@
 """The client exercise: a learner's `reserve(http, workshop, seats)` against the real Worker over a lossy network.
 
-A workload is a few reservations made at the same moment (threads), each with the faults the network does to its
-first attempts (exercises.lossy); hypothesis generates and shrinks them as it does the Workers' workloads. Judged
+A workload is a few reservations, each with the faults the network does to its first attempts (exercises.lossy) and
+the thread it runs on: threads start at the same moment, and a thread's calls run one after the other with one
+`http` client (a reserve that remembers earlier calls is seen); hypothesis generates and shrinks them as it does the
+Workers' workloads. Judged
 end to end, from what reached the Worker (the proxy's log) and its durable status: each reservation reaches the
 Worker under one requestId of its own; `reserve` returns a decision for each, and it is the Worker's first decision
 for that requestId (a replayed answer is that decision, repeated); it waits before each retry. The first thing
@@ -10,8 +12,10 @@ that does not hold is the trial's Failure, with its class.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import threading
+import time
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,24 +27,31 @@ from hypothesis import strategies as st
 
 from reservation_lab.domain.routes import status_path
 from reservation_lab.exercises.judge import Failure, read_statuses, tls_context
-from reservation_lab.exercises.lossy import CALL_HEADER, FAULTS, Attempt, LossyNetwork
+from reservation_lab.exercises.lossy import CALL_HEADER, ENDLESS, FAULTS, Attempt, LossyNetwork
 from reservation_lab.i18n import Message
 
 MAX_CALLS, MAX_FAULTS = 5, 3  # reservations at once; faults in a row for one reservation (the task says 3)
 CALL_SECONDS = 30.0  # a reserve() that has not returned by then has hung
 CLIENT_TIMEOUT = 5.0  # the given httpx.Client's default timeout (a learner may pass a shorter one per request)
 MIN_WAIT = 0.01  # seconds a retry must wait after a failure the client saw (the task says at least 10 ms)
-SEEN_FAILURES = ("drop_request", "drop_answer", "gateway_error", "refuse")  # the client sees them end at once
+SEEN_FAILURES = ("drop_request", "refuse")  # they end without the Worker: the client sees them end at once (after a
+# lost or failed answer it may have given up earlier, on its own timeout, while the Worker was still deciding)
 DECISION_FIELDS = ("requestId", "status", "reserved")  # what a returned decision must share with the Worker's first
 Reserve = Callable[[httpx.Client, str, int], Any]
 
 
 @dataclass(frozen=True)
 class Call:
-    """One reservation: its seats and what the network does to its first attempts."""
+    """One reservation: its seats, what the network does to its first attempts (ending in ENDLESS: to every one, so
+    no decision can come and raising is the right end), and the thread it runs on."""
 
     seats: int
     faults: tuple[str, ...] = ()
+    thread: int = 0
+
+    @property
+    def endless(self) -> bool:
+        return bool(self.faults) and self.faults[-1] == ENDLESS
 
 
 @dataclass(frozen=True)
@@ -54,7 +65,8 @@ class ClientWorkload:
 
 client_workloads = st.builds(ClientWorkload, calls=st.lists(
     st.builds(Call, seats=st.integers(1, 4),
-              faults=st.lists(st.sampled_from(FAULTS), max_size=MAX_FAULTS).map(tuple)),
+              faults=st.lists(st.sampled_from(FAULTS), max_size=MAX_FAULTS).map(tuple),
+              thread=st.integers(0, MAX_CALLS - 1)),  # shrinks to one thread: the calls one after the other
     min_size=1, max_size=MAX_CALLS).map(tuple))
 
 
@@ -68,6 +80,8 @@ class Outcome:
     returned: Any = None
     error: str | None = None  # what it raised (`Type: text`)
     hung: bool = False  # it had not returned after CALL_SECONDS
+    header: str = ""  # what its requests carry in CALL_HEADER (the network's token and the call)
+    done: bool = False  # reserve returned or raised
 
     @property
     def request_ids(self) -> list[str]:
@@ -100,31 +114,57 @@ def load_reserve(path: Path) -> Reserve:
 
 
 def run_client_trial(reserve: Reserve, workload: ClientWorkload, worker_url: str, workshop: str) -> ClientTrial:
-    """Call `reserve` once per call of the workload, all at once, through a lossy network to `worker_url`; judge."""
+    """Call `reserve` once per call of the workload through a lossy network to `worker_url` (each thread's calls in
+    order, the threads at once), all within CALL_SECONDS; judge."""
     trial = ClientTrial(workload, [Outcome(n, call.seats) for n, call in enumerate(workload.calls, 1)])
     plan = {n: call.faults for n, call in enumerate(workload.calls, 1)}
+    lanes: dict[int, list[Outcome]] = {}
+    for call, outcome in zip(workload.calls, trial.outcomes, strict=True):
+        lanes.setdefault(call.thread, []).append(outcome)
     with LossyNetwork(worker_url, plan) as network:
-        threads = [threading.Thread(target=_call, args=(reserve, network.url, workshop, outcome), daemon=True)
-                   for outcome in trial.outcomes]
+        for outcome in trial.outcomes:
+            outcome.header = network.call_header(outcome.call)
+        clients = [_client(network) for _ in lanes]
+        threads = [threading.Thread(target=_calls, args=(reserve, http, workshop, outcomes), daemon=True)
+                   for http, outcomes in zip(clients, lanes.values(), strict=True)]
         for thread in threads:
             thread.start()
+        deadline = time.monotonic() + CALL_SECONDS  # one deadline for all: five hung calls take 30 s, not 150
         for thread in threads:
-            thread.join(CALL_SECONDS)
-        for outcome, thread in zip(trial.outcomes, threads, strict=True):
-            outcome.hung = thread.is_alive()
+            thread.join(max(0.0, deadline - time.monotonic()))
+        for http in clients:
+            http.close()  # a reserve still running gets an error from its next request (no retries for ever)
+        for outcome in trial.outcomes:
+            outcome.hung = outcome.hung or (not outcome.done)
             outcome.attempts = network.of_call(outcome.call)
         strangers = network.of_call(0)
-    trial.failure = judge(trial.outcomes, strangers, worker_url, workshop)
+    trial.failure = judge(trial.outcomes, strangers, worker_url, workshop,
+                          endless={n for n, call in enumerate(workload.calls, 1) if call.endless})
     return trial
 
 
-def _call(reserve: Reserve, url: str, workshop: str, outcome: Outcome) -> None:
-    with httpx.Client(base_url=url, headers={CALL_HEADER: str(outcome.call)}, timeout=CLIENT_TIMEOUT,
-                      trust_env=False, verify=tls_context()) as http:
+_CURRENT_CALL: contextvars.ContextVar[str] = contextvars.ContextVar("current_call", default="")
+
+
+def _client(network: LossyNetwork) -> httpx.Client:
+    """The `http` a thread's calls get: each request names the call that sends it (a context variable the thread
+    sets around each call), so the same client serves calls one after the other."""
+    def name_the_call(request: httpx.Request) -> None:
+        if _CURRENT_CALL.get():
+            request.headers[CALL_HEADER] = _CURRENT_CALL.get()
+
+    return httpx.Client(base_url=network.url, timeout=CLIENT_TIMEOUT, trust_env=False, verify=tls_context(),
+                        event_hooks={"request": [name_the_call]})
+
+
+def _calls(reserve: Reserve, http: httpx.Client, workshop: str, outcomes: list[Outcome]) -> None:
+    for outcome in outcomes:
+        _CURRENT_CALL.set(outcome.header)
         try:
             outcome.returned = reserve(http, workshop, outcome.seats)
         except BaseException as error:  # noqa: BLE001 - whatever the learner's code raises is its result
             outcome.error = f"{type(error).__name__}: {error}".rstrip(".")  # it sits inside a sentence
+        outcome.done = True
 
 
 def first_decision(request_id: str, attempts: list[Attempt]) -> dict[str, Any] | None:
@@ -134,8 +174,10 @@ def first_decision(request_id: str, attempts: list[Attempt]) -> dict[str, Any] |
     return next((answer for answer in decisions if not answer.get("replayed")), decisions[0] if decisions else None)
 
 
-def judge(outcomes: list[Outcome], strangers: list[Attempt], worker_url: str, workshop: str) -> Failure | None:
-    """The first broken promise of the trial, as a Failure with its class; None when every one holds."""
+def judge(outcomes: list[Outcome], strangers: list[Attempt], worker_url: str, workshop: str,
+          endless: set[int] | frozenset[int] = frozenset()) -> Failure | None:
+    """The first broken promise of the trial, as a Failure with its class; None when every one holds. A call in
+    `endless` never reached the Worker's decision (every attempt refused): raising is its right end."""
     if strangers:
         return _failure("own_client", {})
     owner: dict[str, int] = {}
@@ -149,9 +191,11 @@ def judge(outcomes: list[Outcome], strangers: list[Attempt], worker_url: str, wo
     for outcome in outcomes:
         if outcome.hung:
             return _failure("hung", {"call": outcome.call, "seconds": round(CALL_SECONDS)})
-        if outcome.error is not None:
+        if outcome.error is not None and outcome.call not in endless:
             return _failure("gave_up", {"call": outcome.call, "error": outcome.error})
     for outcome in outcomes:
+        if outcome.error is not None:  # an endless call that raised: right
+            continue
         rid = outcome.request_ids[0] if outcome.request_ids else None
         first = first_decision(rid, outcome.attempts) if rid else None
         if not _same_decision(outcome.returned, first):  # a different decision, or one the Worker never made
@@ -160,10 +204,10 @@ def judge(outcomes: list[Outcome], strangers: list[Attempt], worker_url: str, wo
                             "exercises.class_wrong_decision" if first else "exercises.class_invented_decision")
     for outcome in outcomes:
         for before, after in zip(outcome.attempts, outcome.attempts[1:], strict=False):
-            if before.fault in SEEN_FAILURES and after.arrived - before.ended < MIN_WAIT:
+            if before.fault in SEEN_FAILURES and 0 <= after.arrived - before.ended < MIN_WAIT:
                 return _failure("no_backoff", {"call": outcome.call, "ms": round((after.arrived - before.ended)
                                                                                  * 1000, 1)})
-    return _durable(outcomes, worker_url, workshop)
+    return _durable([outcome for outcome in outcomes if outcome.call not in endless], worker_url, workshop)
 
 
 def _durable(outcomes: list[Outcome], worker_url: str, workshop: str) -> Failure | None:

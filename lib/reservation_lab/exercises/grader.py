@@ -36,6 +36,7 @@ from reservation_lab.exercises.clients import (
 )
 from reservation_lab.exercises.judge import Failure, Trial, run_trial
 from reservation_lab.exercises.limits import BUDGET, EXAMPLES
+from reservation_lab.exercises.lossy import ENDLESS
 from reservation_lab.exercises.workloads import (
     Request,
     Round,
@@ -66,10 +67,14 @@ FINAL_PERSONS = Workload((Round((Request("new", 0, 2), Request("new", 0, 1), Req
                                 restart=True),
                           Round((Request("new", 0, 2, person=1), Request("new", 0, 2, person=2),
                                  Request("replay", 0, 1, ref=0)))), persons=True)
-# The client exercise, after the search: every fault at least once, two answers lost after the Worker decided, and
-# more seats asked for than the workshop has (some decisions are rejections, and must come back as such).
-FINAL_CLIENT = ClientWorkload((Call(2, ("drop_answer", "gateway_error")), Call(1, ("duplicate",)),
-                               Call(2, ("drop_request", "delay")), Call(1, ("refuse", "drop_answer", "drop_answer"))))
+# The client exercise, after the search: every fault at least once, two answers lost after the Worker decided, more
+# seats asked for than the workshop has (some decisions are rejections, and must come back as such), two calls of
+# the same seats one after the other on one thread (a reserve that remembers an earlier decision is caught), and
+# a call the network never lets through (its reserve must raise, not make a decision up).
+FINAL_CLIENT = ClientWorkload((Call(2, ("drop_answer", "gateway_error")), Call(1, ("duplicate",), thread=1),
+                               Call(1, ("drop_request", "delay"), thread=1),
+                               Call(1, ("refuse", "drop_answer", "drop_answer"), thread=2),
+                               Call(1, ("refuse", ENDLESS), thread=3)))
 
 
 @dataclass
@@ -216,13 +221,17 @@ class Grader:
         path.write_text(source)
         try:
             reserve = load_reserve(path)
-        except Exception as error:  # noqa: BLE001 - whatever the learner's module raises on import says why
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:  # noqa: BLE001 - whatever the learner's module raises on import (SystemExit
+            # too) says why; Run All goes on
             reason = f"{type(error).__name__}: {error}" if not isinstance(error, AttributeError) else "reserve"
             key = "exercises.class_no_reserve" if isinstance(error, AttributeError) else "exercises.class_client_fails"
             grade.refused = Failure("does_not_start", Message(key, {"reason": reason}), 0)
             return grade
         finally:
             path.unlink(missing_ok=True)
+            path.parent.rmdir()
         try:
             self.serve((WORKER_SRC / "index.js").read_text())
         except LabError as error:

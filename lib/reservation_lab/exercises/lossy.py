@@ -1,8 +1,10 @@
 """An unreliable network between a learner's client and the real Worker: a loopback HTTP proxy that loses, fails,
 delays or duplicates requests and answers as a plan says, and logs what reached the Worker and what it answered.
 
-Each client call sends its attempts with the header `x-lab-call: <n>`; the plan gives call n's k-th attempt its
-fault (none once the plan's faults are used up). The faults, as a real network or gateway shows them:
+Each client call sends its attempts with the header `x-lab-call: <token>:<n>` (the token is this network's: a request
+of an earlier network's client that still runs is refused, not counted); the plan gives call n's k-th attempt its
+fault (none once the plan's faults are used up; `refuse` for ever for a call the plan marks `ENDLESS`). The faults,
+as a real network or gateway shows them:
 `drop_request` closes the connection before the Worker sees the request; `drop_answer` lets the Worker decide,
 then closes the connection without an answer (the answer lost after its commit); `gateway_error` lets the Worker
 decide and answers 502 instead; `refuse` answers 503 without asking the Worker; `duplicate` sends the request to the
@@ -14,6 +16,8 @@ answer never leaves a half-used connection behind.
 from __future__ import annotations
 
 import json
+import secrets
+import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -30,6 +34,7 @@ FAULTS = ("drop_request", "drop_answer", "gateway_error", "refuse", "duplicate",
 REACHES_WORKER = ("drop_answer", "gateway_error", "duplicate", "delay", "")  # "": no fault
 DELAY = 0.3  # seconds a delayed request waits before it goes on
 CALL_HEADER = "x-lab-call"
+ENDLESS = "endless"  # the last entry of a call's faults: every later attempt is refused too (no decision can come)
 FORWARD_TIMEOUT = 15.0  # seconds the proxy waits for the Worker (as the Worker exercises' judge does)
 
 
@@ -56,12 +61,17 @@ class LossyNetwork:
         self.worker_url = worker_url
         self.plan = dict(plan)
         self.attempts: list[Attempt] = []
+        self.errors: list[str] = []  # the proxy's own failures (none expected; the tests assert so)
+        self.token = secrets.token_hex(4)
+        self._handlers: list[threading.Thread] = []
         self._lock = threading.Lock()
         self._worker = httpx.Client(base_url=worker_url, timeout=FORWARD_TIMEOUT, trust_env=False)
         self._duplicates = ThreadPoolExecutor(10)  # a duplicate sends twice at once; a round has few calls
         self._server = _QuietServer((LOOPBACK, 0), _handler(self))
+        self._server.network = self
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="lossy-network", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="lossy-network", daemon=True)
         self._thread.start()
 
     @property
@@ -77,7 +87,10 @@ class LossyNetwork:
         with self._lock:
             number = sum(1 for attempt in self.attempts if attempt.call == call) + 1
             faults = self.plan.get(call, ())
-            attempt = Attempt(call, number, faults[number - 1] if number <= len(faults) else "", method, path,
+            fault = faults[number - 1] if number <= len(faults) else ""
+            if fault == ENDLESS or (not fault and faults and faults[-1] == ENDLESS):
+                fault = "refuse"
+            attempt = Attempt(call, number, fault, method, path,
                               _request_id(body), time.monotonic())
             self.attempts.append(attempt)
         return attempt
@@ -96,10 +109,20 @@ class LossyNetwork:
             attempt.answers.append((reply.status_code, _json(reply)))
         return replies[-1].status_code, replies[-1].content  # a duplicate's client gets the second: the replay
 
+    def call_header(self, call: int) -> str:
+        """The header value of call `call`'s requests through this network."""
+        return f"{self.token}:{call}"
+
     def close(self) -> None:
+        """Stop accepting, let the requests in flight finish (each is bounded by FORWARD_TIMEOUT and DELAY), then
+        close the connection to the Worker: no attempt in the log is cut short by the close."""
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
+        with self._lock:
+            handlers = list(self._handlers)
+        for handler in handlers:
+            handler.join(timeout=FORWARD_TIMEOUT + DELAY)
         self._duplicates.shutdown(wait=True)
         self._worker.close()
 
@@ -111,8 +134,21 @@ class LossyNetwork:
 
 
 class _QuietServer(ThreadingHTTPServer):
+    network: LossyNetwork
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """As ThreadingHTTPServer, with each handler thread known to the network (close() waits for them)."""
+        thread = threading.Thread(target=self.process_request_thread, args=(request, client_address), daemon=True)
+        with self.network._lock:
+            self.network._handlers.append(thread)
+        thread.start()
+
     def handle_error(self, request: object, client_address: object) -> None:
-        pass  # a client that gave up on an answer closed its end: nothing to report into the learner's notebook
+        """A client that gave up on an answer closed its end (nothing to say in the learner's notebook); anything
+        else is the proxy's own failure, kept in `errors`."""
+        error = sys.exc_info()[1]
+        if not isinstance(error, (ConnectionError, TimeoutError)):
+            self.network.errors.append(f"{type(error).__name__}: {error}")
 
 
 def _request_id(body: bytes) -> str | None:
@@ -136,12 +172,16 @@ def _handler(network: LossyNetwork) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
+        timeout = FORWARD_TIMEOUT  # a client that stops sending mid-request does not hold a thread for ever
+
         def _any(self) -> None:
             body = self.rfile.read(int(self.headers.get("content-length") or 0))
-            try:
-                call = int(self.headers.get(CALL_HEADER, "0"))
-            except ValueError:
-                call = 0
+            token, _, number = self.headers.get(CALL_HEADER, "").partition(":")
+            if token and token != network.token:  # an earlier network's client, still running: not this trial's
+                self.close_connection = True
+                self._reply(410, b"410 Gone\n", "text/plain")
+                return
+            call = int(number) if number.isdigit() else 0
             attempt = network._arrive(call, self.command, self.path, body)
             try:
                 self._answer(attempt, body)
