@@ -19,7 +19,8 @@ from reservation_lab.runtime.toolchain import find_toolchain
 
 IN_THE_QUICK_LOOP = ("guard", "client")  # the other references: ./lab mark's solved notebook, and -m stress
 WRONG = yaml.safe_load((Path(__file__).parent / "wrong_answers.yml").read_text())
-WRONG_ANSWERS = [(name, wrong) for name, answers in WRONG.items() for wrong in answers]
+WRONG_ANSWERS = [pytest.param(name, wrong, marks=[pytest.mark.stress] if answer.get("stress") else [])
+                 for name, answers in WRONG.items() for wrong, answer in answers.items()]
 UNBOUNDED = 600.0  # seconds: a grade here is bounded by its workloads; time depends on the machine's load, and
 # the class drill beside these tests made one trial ten times slower (45 s for one shrink that takes 4.5 s alone)
 SMALLEST = {  # the smallest failing workload of a stub, as hypothesis shrinks it (seed 1; naive and init: see below)
@@ -58,7 +59,8 @@ def test_stubs_solutions_and_wrong_answers_are_javascript_or_python(tmp_path: Pa
     node = str(find_toolchain().node)
     sources = {(name, f"{name}-{kind}"): getattr(exercise(name), kind)() for name in exercises()
                for kind in ("stub", "solution")}
-    sources.update({(name, f"{name}-{wrong}"): wrong_answer(name, wrong) for name, wrong in WRONG_ANSWERS})
+    sources.update({(name, f"{name}-{wrong}"): wrong_answer(name, wrong)
+                    for name, answers in WRONG.items() for wrong in answers})
     for (name, label), source in sources.items():
         if exercise(name).client:
             compile(source, label, "exec")

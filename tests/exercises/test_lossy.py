@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from reservation_lab.domain.routes import reservations_path, status_path
-from reservation_lab.exercises.lossy import CALL_HEADER, DELAY, ENDLESS, FAULTS, LossyNetwork
+from reservation_lab.exercises.lossy import CALL_HEADER, DELAY, ENDLESS, FAULTS, STALL, STALL_SECONDS, LossyNetwork
 from reservation_lab.runtime.devserver import DevServer
 
 
@@ -87,3 +87,17 @@ def test_an_endless_call_is_refused_each_time_and_an_earlier_networks_request_is
     assert replies == [None, 503, 503, 503] and [a.answers for a in attempts] == [[]] * 4
     assert stale.status_code == 410 and len(network.attempts) == 4  # not logged, not forwarded
     assert status(shared_server, "lossy-endless")["acceptedRequests"] == 0
+
+
+def test_a_stall_decides_then_stays_silent_until_the_client_gives_up(shared_server: DevServer) -> None:
+    with LossyNetwork(shared_server.base_url, {1: (STALL,)}) as network:
+        http = httpx.Client(base_url=network.url, headers={CALL_HEADER: network.call_header(1)}, trust_env=False,
+                            timeout=0.5)
+        started = time.monotonic()
+        with http, pytest.raises(httpx.ReadTimeout):
+            http.post(reservations_path("lossy-stall"), json={"requestId": "r-stalled", "seats": 1})
+        waited = time.monotonic() - started
+    attempt = network.of_call(1)[0]
+    assert 0.5 <= waited < 5 and [code for code, _ in attempt.answers] == [201]  # decided, the answer never sent
+    assert attempt.ended - attempt.arrived < STALL_SECONDS and network.errors == []  # it ended when the client left
+    assert status(shared_server, "lossy-stall")["acceptedRequests"] == 1

@@ -36,7 +36,7 @@ from reservation_lab.exercises.clients import (
 )
 from reservation_lab.exercises.judge import Failure, Trial, run_trial
 from reservation_lab.exercises.limits import BUDGET, EXAMPLES
-from reservation_lab.exercises.lossy import ENDLESS
+from reservation_lab.exercises.lossy import ENDLESS, STALL
 from reservation_lab.exercises.workloads import (
     Request,
     Round,
@@ -67,11 +67,12 @@ FINAL_PERSONS = Workload((Round((Request("new", 0, 2), Request("new", 0, 1), Req
                                 restart=True),
                           Round((Request("new", 0, 2, person=1), Request("new", 0, 2, person=2),
                                  Request("replay", 0, 1, ref=0)))), persons=True)
-# The client exercise, after the search: every fault at least once, two answers lost after the Worker decided, more
-# seats asked for than the workshop has (some decisions are rejections, and must come back as such), two calls of
-# the same seats one after the other on one thread (a reserve that remembers an earlier decision is caught), and
-# a call the network never lets through (its reserve must raise, not make a decision up).
-FINAL_CLIENT = ClientWorkload((Call(2, ("drop_answer", "gateway_error")), Call(1, ("duplicate",), thread=1),
+# The client exercise, after the search: every fault at least once (a stall too: a client without a timeout hangs),
+# answers lost after the Worker decided, more seats asked for than the workshop has (some decisions are rejections,
+# and must come back as such), two calls of the same seats one after the other on one thread (a reserve that
+# remembers an earlier decision is caught), and a call the network never lets through (its reserve must raise,
+# not make a decision up).
+FINAL_CLIENT = ClientWorkload((Call(2, (STALL, "gateway_error")), Call(1, ("duplicate",), thread=1),
                                Call(1, ("drop_request", "delay"), thread=1),
                                Call(1, ("refuse", "drop_answer", "drop_answer"), thread=2),
                                Call(1, ("refuse", ENDLESS), thread=3)))

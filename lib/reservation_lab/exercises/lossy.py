@@ -9,14 +9,17 @@ as a real network or gateway shows them:
 then closes the connection without an answer (the answer lost after its commit); `gateway_error` lets the Worker
 decide and answers 502 instead; `refuse` answers 503 without asking the Worker; `duplicate` sends the request to the
 Worker twice at once and answers with the second decision's answer (a replay, when the Worker keeps its decisions);
-`delay` holds the request DELAY seconds before it goes on. Every answer carries `Connection: close`, so a lost
-answer never leaves a half-used connection behind.
+`delay` holds the request DELAY seconds before it goes on; `stall` (the grader's final workload only) lets the
+Worker decide and then stays silent, neither answering nor closing, until the client gives up (its timeout) or
+STALL seconds pass. Every answer carries `Connection: close`, so a lost answer never leaves a half-used connection
+behind.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
+import select
 import sys
 import threading
 import time
@@ -31,8 +34,9 @@ import httpx
 from reservation_lab.runtime.ports import LOOPBACK
 
 FAULTS = ("drop_request", "drop_answer", "gateway_error", "refuse", "duplicate", "delay")  # shrinks to the first
-REACHES_WORKER = ("drop_answer", "gateway_error", "duplicate", "delay", "")  # "": no fault
 DELAY = 0.3  # seconds a delayed request waits before it goes on
+STALL = "stall"  # not drawn by the search (each would cost a client its timeout): the final workload's
+STALL_SECONDS = 35.0  # longer than a call may take (clients.CALL_SECONDS): a client without a timeout hangs
 CALL_HEADER = "x-lab-call"
 ENDLESS = "endless"  # the last entry of a call's faults: every later attempt is refused too (no decision can come)
 FORWARD_TIMEOUT = 15.0  # seconds the proxy waits for the Worker (as the Worker exercises' judge does)
@@ -122,7 +126,7 @@ class LossyNetwork:
         with self._lock:
             handlers = list(self._handlers)
         for handler in handlers:
-            handler.join(timeout=FORWARD_TIMEOUT + DELAY)
+            handler.join(timeout=FORWARD_TIMEOUT + DELAY)  # a stalled one ends when its client closes (below)
         self._duplicates.shutdown(wait=True)
         self._worker.close()
 
@@ -202,6 +206,9 @@ def _handler(network: LossyNetwork) -> type[BaseHTTPRequestHandler]:
                 return
             if attempt.fault == "drop_answer":
                 return  # decided, then closed without the answer
+            if attempt.fault == STALL:  # decided, then silence until the client closes its end
+                select.select([self.connection], [], [], STALL_SECONDS)
+                return
             if attempt.fault == "gateway_error":
                 self._reply(502, b"502 Bad Gateway\n", "text/plain")
                 return
