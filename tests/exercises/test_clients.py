@@ -3,8 +3,6 @@ each broken promise with its class; the first decision of a requestId is its fir
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from reservation_lab.exercises.clients import Outcome, first_decision, judge, load_reserve
@@ -83,15 +81,12 @@ def test_a_retry_at_once_after_a_failure_is_named_and_a_wait_is_not() -> None:
     assert failure is not None and failure.kind == "crash"
 
 
-def test_the_learners_module_is_loaded_afresh_and_must_define_reserve(tmp_path: Path) -> None:
-    path = tmp_path / "client.py"
-    path.write_text("def reserve(http, workshop, seats):\n    return 1\n")
-    assert load_reserve(path)(None, "w", 1) == 1
-    path.write_text("def reserve(http, workshop, seats):\n    return 2\n")
-    assert load_reserve(path)(None, "w", 1) == 2
-    path.write_text("def book(http, workshop, seats):\n    return 3\n")
+def test_the_learners_module_is_loaded_afresh_and_must_define_reserve() -> None:
+    assert load_reserve("def reserve(http, workshop, seats):\n    return 1\n")(None, "w", 1) == 1
+    assert load_reserve("def reserve(http, workshop, seats):\n    return 2\n")(None, "w", 1) == 2
     with pytest.raises(AttributeError):
-        load_reserve(path)
+        load_reserve("def book(http, workshop, seats):\n    return 3\n")
+
 
 
 def test_a_call_the_network_never_lets_through_may_raise_but_not_make_a_decision_up() -> None:

@@ -123,6 +123,7 @@ def _answer(one: Sent, language: str) -> str:
 
 def _client_lines(trial: ClientTrial, language: str) -> list[str]:
     """Each reservation of a client trial: its attempts, what the network did to each, what reserve gave back."""
+    from reservation_lab.exercises.clients import CALL_SECONDS, shown
     from reservation_lab.exercises.lossy import DELAY
 
     def answer(pair: tuple[int, dict[str, object]]) -> str:
@@ -140,20 +141,11 @@ def _client_lines(trial: ClientTrial, language: str) -> list[str]:
                            seconds=number(DELAY, language))
             lines.append("  " + message("exercises.attempt", language, number=attempt.number, what=what,
                                         rid=attempt.request_id or message("exercises.no_request_id", language)))
-        from reservation_lab.exercises.clients import CALL_SECONDS
-
-        shown = (message("exercises.hung", language, seconds=round(CALL_SECONDS)) if outcome.hung else
-                 message("exercises.raised", language, error=outcome.error) if outcome.error is not None else
-                 message("exercises.returned", language, value=_returned(outcome.returned)))
-        lines.append("  " + shown)
+        said = (message("exercises.hung", language, seconds=round(CALL_SECONDS)) if outcome.hung else
+                message("exercises.raised", language, error=outcome.error) if outcome.error is not None else
+                message("exercises.returned", language, value=shown(outcome.returned)))
+        lines.append("  " + said)
     return lines
-
-
-def _returned(value: object) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
 
 
 def hint(name: str, count: int = 0) -> None:

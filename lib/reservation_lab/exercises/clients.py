@@ -19,7 +19,6 @@ import time
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -101,16 +100,26 @@ class ClientTrial:
         return sum(len(outcome.attempts) for outcome in self.outcomes)
 
 
-def load_reserve(path: Path) -> Reserve:
-    """The `reserve` function of the learner's file, compiled from its text each time (no bytecode cache, which
-    could hand back an earlier edit of the same size within the same second)."""
+def load_reserve(source: str, filename: str = "client.py") -> Reserve:
+    """The `reserve` function of the learner's module text, compiled afresh each time (no file, no bytecode cache);
+    `filename` is what its tracebacks name."""
     module = types.ModuleType("client")
-    module.__file__ = str(path)
-    exec(compile(path.read_text(), str(path), "exec"), module.__dict__)  # noqa: S102 - the learner's own file
+    module.__file__ = filename
+    exec(compile(source, filename, "exec"), module.__dict__)  # noqa: S102 - the learner's own code
     reserve = getattr(module, "reserve", None)
     if not callable(reserve):
         raise AttributeError("reserve")
     return reserve
+
+
+def shown(value: Any) -> str:
+    """A value a reserve returned, for the learner: its decision fields as JSON (or the JSON, or its repr)."""
+    if isinstance(value, dict):
+        value = {key: value[key] for key in (*DECISION_FIELDS, "replayed") if key in value} or value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def run_client_trial(reserve: Reserve, workload: ClientWorkload, worker_url: str, workshop: str) -> ClientTrial:
@@ -199,8 +208,8 @@ def judge(outcomes: list[Outcome], strangers: list[Attempt], worker_url: str, wo
         rid = outcome.request_ids[0] if outcome.request_ids else None
         first = first_decision(rid, outcome.attempts) if rid else None
         if not _same_decision(outcome.returned, first):  # a different decision, or one the Worker never made
-            return _failure("wrong_decision", {"call": outcome.call, "returned": _shown(outcome.returned),
-                                               "first": _shown(first)},
+            return _failure("wrong_decision", {"call": outcome.call, "returned": shown(outcome.returned),
+                                               "first": shown(first)},
                             "exercises.class_wrong_decision" if first else "exercises.class_invented_decision")
     for outcome in outcomes:
         for before, after in zip(outcome.attempts, outcome.attempts[1:], strict=False):
@@ -228,15 +237,6 @@ def _durable(outcomes: list[Outcome], worker_url: str, workshop: str) -> Failure
 def _same_decision(returned: Any, first: dict[str, Any] | None) -> bool:
     return (first is not None and isinstance(returned, dict)
             and all(returned.get(key) == first.get(key) for key in DECISION_FIELDS))
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, dict):
-        value = {key: value[key] for key in (*DECISION_FIELDS, "replayed") if key in value} or value
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
 
 
 def _failure(kind: str, values: dict[str, Any], key: str | None = None) -> Failure:

@@ -217,11 +217,8 @@ class Grader:
                       shrink: bool) -> Grade:
         """The client exercise: the learner's reserve() (`source`, a Python module) against the lab's own Worker
         through a lossy network; a module that does not load, or has no reserve(), is a refusal that says why."""
-        path = self.root.parent / f"{self.root.name}-client" / f"client_{next(self.names)}.py"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(source)
         try:
-            reserve = load_reserve(path)
+            reserve = load_reserve(source, "exercises/client.py")
         except KeyboardInterrupt:
             raise
         except BaseException as error:  # noqa: BLE001 - whatever the learner's module raises on import (SystemExit
@@ -230,9 +227,6 @@ class Grader:
             key = "exercises.class_no_reserve" if isinstance(error, AttributeError) else "exercises.class_client_fails"
             grade.refused = Failure("does_not_start", Message(key, {"reason": reason}), 0)
             return grade
-        finally:
-            path.unlink(missing_ok=True)
-            path.parent.rmdir()
         try:
             self.serve((WORKER_SRC / "index.js").read_text())
         except LabError as error:
