@@ -185,10 +185,11 @@ def menu(page: Any, top: str, item: str) -> None:
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(item)}$")).click()
 
 
-def wait_for(condition, timeout: float, what: str, interval: float = 0.5) -> None:
-    """runtime.waiting.wait_until, failing the test with what it waited for."""
+def wait_for(condition, timeout: float, what: str, interval: float = 0.5, shown=None) -> None:
+    """runtime.waiting.wait_until, failing the test with what it waited for (and what `shown()` says then)."""
     if not wait_until(lambda: bool(condition()), timeout, interval=interval):
-        raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        seen = f"; seen:\n{shown()}" if shown is not None else ""
+        raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}{seen}")
 
 
 def code_cell(page: Any, marker: str) -> Any:
@@ -310,12 +311,16 @@ def test_an_announced_command_pasted_into_a_jupyterlab_terminal(lab: Lab, browse
         # Keys typed before the terminal's websocket is open and its shell has started are lost (the widget is
         # there before either): wait for the shell's prompt, then type; the command's echo says it arrived.
         wait_for(lambda: terminal.inner_text().strip() != "", 60, "the shell's prompt in the terminal")
-        page.locator(".jp-Terminal .xterm").first.click()
-        page.keyboard.type(f"cd {folder} && {found['command']}\n")
-        typed = "".join(found["command"].split())
-        wait_for(lambda: typed in "".join(terminal.inner_text().split()), 30, "the typed command echoed by the shell")
+        assert (folder / "node_modules" / "wrangler").is_dir(), f"{folder} does not resolve the pinned wrangler"
+        # Typed into xterm's own input (not whatever has the focus: JupyterLab may still be restoring its layout
+        # and move the focus on a loaded machine); the whole line's echo, the folder too, says it all arrived.
+        line = f"cd {folder} && {found['command']}"
+        page.locator(".jp-Terminal .xterm-helper-textarea").first.press_sequentially(line + "\n")
+        typed = "".join(line.split())
+        wait_for(lambda: typed in "".join(terminal.inner_text().split()), 30,
+                 "the typed line echoed by the shell", shown=terminal.inner_text)
         wait_for(lambda: f"wrangler {pinned_wrangler_version()}" in terminal.inner_text(), 60,
-                 "the pinned version in the terminal")
+                 "the pinned version in the terminal", shown=terminal.inner_text)
     finally:
         page.screenshot(path=str(ARTIFACTS / "terminal.png"))
         context.close()

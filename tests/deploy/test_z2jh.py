@@ -210,21 +210,38 @@ def test_a_learners_server_starts_without_nbgraders_extensions(tmp_path: Path, t
 
 
 def started_server_log(args: list[str], tmp_path: Path) -> str:
-    """What a Jupyter server of this environment logs until it serves (then it is stopped)."""
-    from reservation_lab.runtime.ports import free_port
+    """What a Jupyter server of this environment logs until it serves (then it is stopped).
 
+    It is stopped only once it answers /api/status: a SIGTERM between the URL's log line and the running event loop
+    races the server's own start-up (its extensions start after its stop was scheduled), and once a run's server
+    outlived the 30 s it had; what it logs on the way out is read, so a full pipe never holds it either."""
+    import httpx
+
+    from reservation_lab.runtime.ports import free_port
+    from reservation_lab.runtime.waiting import wait_until
+
+    port = free_port()
     server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "jupyter-server"), "--no-browser", "--allow-root", f"--port={free_port()}",
-         "--ServerApp.ip=127.0.0.1", f"--ServerApp.root_dir={tmp_path}", "--IdentityProvider.token=x", *args],
+        [str(Path(sys.executable).parent / "jupyter-server"), "--no-browser", "--allow-root", f"--port={port}",
+         "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1", f"--ServerApp.root_dir={tmp_path}",
+         "--IdentityProvider.token=x", *args],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, "HOME": str(tmp_path)})
     assert server.stderr is not None
     lines = []
+
+    def serves() -> bool:
+        try:
+            return httpx.get(f"http://127.0.0.1:{port}/api/status?token=x", timeout=5).status_code == 200
+        except httpx.HTTPError:
+            return False
+
     try:
         for line in server.stderr:
             lines.append(line)
             if "http://127.0.0.1" in line:
                 break
+        assert wait_until(serves, 60, interval=0.2), "".join(lines)[-3000:]
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        server.communicate(timeout=30)
     return "".join(lines)
