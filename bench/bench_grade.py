@@ -1,13 +1,14 @@
 """How long a grade takes: each exercise's reference solution and stub, graded as the notebook grades them, against
 the cold start of `wrangler dev` that every grade pays once.
 
-Run (with the course's venv): python bench/bench_grade.py [--quick] [--exercise NAME ...]
+Run (with the course's venv): python bench/bench_grade.py [--quick] [--large] [--exercise NAME ...]
 
 The baseline is a cold start of `wrangler dev` (start → /health answers → stopped as a process group), measured in
 the same run. Each grade uses the exercises notebook's defaults (course.parameters.EXERCISE_DEFAULTS: at most 30
 generated workloads, a 50 s budget, seed 0) on a server of its own, as `lab.grade` does on its first call. Prints
 per grade the seconds, the workloads run (shrinking included), the requests sent and the restarts, and the ratio
-grade/cold start. `--quick` grades one solution and one stub with 3 workloads and a 10 s budget.
+grade/cold start. `--quick` grades one solution and one stub with 3 workloads and a 10 s budget; `--large` draws the
+workloads from the grader's large search (two to four rounds of 6-16 requests; twelve client calls).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from reservation_lab.exercises.grader import grade_source
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="one solution and one stub, 3 workloads, 10 s")
+    parser.add_argument("--large", action="store_true", help="the large workloads (grader.grade(large=True))")
     parser.add_argument("--exercise", action="append", choices=list(exercises()), help="only these (repeatable)")
     args = parser.parse_args(argv)
     print(machine_line())
@@ -41,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
             task = exercises()[name]
             for kind, source in (("solution", task.solution()), ("stub", task.stub())):
                 seconds, grade = timed(partial(grade_source, task, source, Path(tmp) / f"{name}-{kind}",
-                                               seed=EXERCISE_DEFAULTS["seed"], examples=examples, budget=budget))
+                                               seed=EXERCISE_DEFAULTS["seed"], examples=examples, budget=budget,
+                                               large=args.large))
                 verdict = "passed" if grade.passed else f"failed ({grade.failure.kind})"
                 print(f"  {name} {kind}: {verdict}, {grade.trials} workloads, {grade.requests} requests, "
                       f"{grade.restarts} restarts, {seconds:.1f} s")

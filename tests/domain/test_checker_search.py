@@ -106,15 +106,34 @@ def test_every_problem_of_the_search_reads_in_every_language() -> None:
     twice_decided = [history[0], history[0]._replace(answer={**history[0].answer, "reserved": 3})]
     stuck_reserve = [Request(RESERVE, "r1", 2, {**history[0].answer, "reserved": 1})]
     stuck_cancel = [history[0], history[1]._replace(answer={**history[1].answer, "reserved": 1})]
-    problems = [check_with_cancels(rounds, BEFORE, after).problem for rounds, after in (
-        ([[history[0]._replace(answer={**history[0].answer, "reserved": 9})]], None),
-        ([[history[1], history[1]]], None), ([twice_decided], None), ([stuck_reserve], None), ([stuck_cancel], None),
-        ([history], {"reserved": 2}))]
+    over, _ = serial([Request(RESERVE, "r1", 3, person="p0")])  # the model without a limit accepts it
+    problems = [check_with_cancels(rounds, BEFORE, after, per_person).problem for rounds, after, per_person in (
+        ([[history[0]._replace(answer={**history[0].answer, "reserved": 9})]], None, None),
+        ([[history[1], history[1]]], None, None), ([twice_decided], None, None), ([stuck_reserve], None, None),
+        ([stuck_cancel], None, None), ([history], {"reserved": 2}, None), ([over], None, 2))]
     reached = {p.key for p in problems} | {v.key for p in problems for v in p.values.values() if hasattr(v, "key")}
     assert reached == SEARCH_TEMPLATES
     for problem in problems:
         for language in ("en", "de", "pt", "es"):
             assert "{" not in describe(problem, language)
+
+
+def test_a_person_over_the_limit_is_named_with_the_reservations_that_took_them_there() -> None:
+    """Without cancels a person's accepted seats only grow: two accepted first decisions of p1 (2 + 1 seats) pass
+    the limit of 2 whatever the order, and the problem says who, how many and which; p0's replay is not counted
+    twice; with a cancel in the history the search decides (a cancel may have freed seats in between)."""
+    model = Workshop(4, 0)  # no limit: it accepts what a Worker without the limit would
+    history, _ = serial([Request(RESERVE, "a", 1, person="p0"), Request(RESERVE, "a", 1, person="p0"),
+                         Request(RESERVE, "b", 2, person="p1"), Request(RESERVE, "c", 1, person="p1")], model)
+    result = check_with_cancels([history[:2], history[2:]], BEFORE, None, per_person=2)
+    assert not result.ok and result.problem.key == "checker.over_person_limit"
+    assert result.problem.values == {"person": "p1", "seats": 3, "rids": "b, c", "limit": 2}
+    assert "p1" in describe(result.problem, "pt") and "b, c" in describe(result.problem, "de")
+    within = check_with_cancels([history[:3]], BEFORE, None, per_person=2)  # p0 1, p1 2: within the limit
+    assert within.ok
+    cancelled, state = serial([Request(RESERVE, "b", 2, person="p1"), Request(CANCEL, "b"),
+                               Request(RESERVE, "c", 2, person="p1")], Workshop(4, 0, per_person=2))
+    assert check_with_cancels([cancelled], BEFORE, state.status(), per_person=2).ok
 
 
 # Generated histories ---------------------------------------------------------------------------------------------

@@ -121,8 +121,21 @@ def test_a_plausible_wrong_answer_fails(grader: Grader, name: str, wrong: str) -
     """30 generated workloads, or the few an answer names (`examples`: one only the final workload catches)."""
     examples = WRONG[name][wrong].get("examples", 30)
     grade = grader.grade(exercise(name), wrong_answer(name, wrong), seed=2, examples=examples, budget=UNBOUNDED,
-                         shrink=False)
+                         shrink=False, large=WRONG[name][wrong].get("large", False))
     assert_failed(grade, WRONG[name][wrong]["breaks"])
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("name", list(exercises()))
+def test_large_workloads_pass_the_reference_and_fail_the_stub(grader: Grader, name: str) -> None:
+    """The `large` search (two to four rounds of 6-16 requests in three workshops; twelve client calls): eight of its
+    workloads pass each reference solution, and each stub still fails with its class."""
+    passed = grader.grade(exercise(name), exercise(name).solution(), seed=4, examples=8, budget=UNBOUNDED, large=True)
+    assert passed.passed, passed.failure and passed.failure.message
+    failed = grader.grade(exercise(name), exercise(name).stub(), seed=4, examples=30, budget=UNBOUNDED, shrink=False,
+                          large=True)
+    # a dozen requests at once: the naive Worker's lost updates also accept more seats than there are (the headline)
+    assert_failed(failed, [exercise(name).breaks, "overbooking"] if name == "naive" else exercise(name).breaks)
 
 
 @pytest.mark.parametrize(("source", "key"), [("def reserve(:\n", "exercises.class_client_fails"),

@@ -87,7 +87,8 @@ def show_grade(result: Grade, language: str) -> None:
             break
     if failure.check is not None or failure.why is not None:
         print()
-        print(say("exercises.why" if failure.check is not None else "exercises.why_rounds"))
+        one_round = failure.check is not None or failure.round == 1  # "these rounds, from the first" for two or more
+        print(say("exercises.why" if one_round else "exercises.why_rounds"))
         if failure.check is not None:
             print(explain(failure.check, language=language))
         else:

@@ -62,11 +62,19 @@ class ClientWorkload:
         return sum(1 + len(call.faults) for call in self.calls)
 
 
-client_workloads = st.builds(ClientWorkload, calls=st.lists(
-    st.builds(Call, seats=st.integers(1, 4),
-              faults=st.lists(st.sampled_from(FAULTS), max_size=MAX_FAULTS).map(tuple),
-              thread=st.integers(0, MAX_CALLS - 1)),  # shrinks to one thread: the calls one after the other
-    min_size=1, max_size=MAX_CALLS).map(tuple))
+LARGE_CALLS = 12  # the grader's `large` search: more reservations at once, more of them on one thread
+
+
+def _client_workloads(max_calls: int) -> st.SearchStrategy[ClientWorkload]:
+    return st.builds(ClientWorkload, calls=st.lists(
+        st.builds(Call, seats=st.integers(1, 4),
+                  faults=st.lists(st.sampled_from(FAULTS), max_size=MAX_FAULTS).map(tuple),
+                  thread=st.integers(0, MAX_CALLS - 1)),  # shrinks to one thread: the calls one after the other
+        min_size=1, max_size=max_calls).map(tuple))
+
+
+client_workloads = _client_workloads(MAX_CALLS)
+large_client_workloads = _client_workloads(LARGE_CALLS)
 
 
 @dataclass

@@ -31,6 +31,7 @@ from reservation_lab.exercises.clients import (
     ClientTrial,
     ClientWorkload,
     client_workloads,
+    large_client_workloads,
     load_reserve,
     run_client_trial,
 )
@@ -42,6 +43,9 @@ from reservation_lab.exercises.workloads import (
     Round,
     Workload,
     cancel_workloads,
+    large_cancel_workloads,
+    large_person_workloads,
+    large_workloads,
     person_workloads,
     workloads,
 )
@@ -76,6 +80,10 @@ FINAL_CLIENT = ClientWorkload((Call(2, (STALL, "gateway_error")), Call(1, ("dupl
                                Call(1, ("drop_request", "delay"), thread=1),
                                Call(1, ("refuse", "drop_answer", "drop_answer"), thread=2),
                                Call(1, ("refuse", ENDLESS), thread=3)))
+# What the search draws from (small, large) and the final workload, by what the exercise's Worker takes.
+SEARCHES = {"reservations": (workloads, large_workloads, FINAL),
+            "cancels": (cancel_workloads, large_cancel_workloads, FINAL_CANCELS),
+            "persons": (person_workloads, large_person_workloads, FINAL_PERSONS)}
 
 
 @dataclass
@@ -187,10 +195,11 @@ class Grader:
         self.capacity = capacity
 
     def grade(self, exercise: Exercise, source: str, seed: int = 0, examples: int = EXAMPLES,
-              budget: float = BUDGET, shrink: bool = True) -> Grade:
+              budget: float = BUDGET, shrink: bool = True, large: bool = False) -> Grade:
         """Grade `source` (a whole src/index.js) for `exercise`: the smallest failing workload hypothesis finds
         within `examples` workloads and `budget` seconds (`shrink` False: the first one), else a pass after one
-        more workload with real restarts."""
+        more workload with real restarts. `large`: workloads of up to four rounds of 16 requests (12 client
+        calls) instead of two rounds of six (five calls)."""
         started = time.monotonic()
         grade = Grade(exercise.name, seed)
         missing = [text for text in exercise.keeps if text not in source]
@@ -198,23 +207,18 @@ class Grader:
             grade.refused = Failure("removed", Message("exercises.class_removed", {"text": missing[0]}), 0)
             return grade
         if exercise.client:
-            return self._grade_client(grade, source, started, examples, budget, shrink)
-        try:
-            self.serve(source)
-        except LabError as error:
-            self.close()
-            reason = error.localized(self.ctx.language).splitlines()[0]
-            grade.refused = Failure("does_not_start", Message("exercises.class_does_not_start", {"reason": reason}), 0)
+            return self._grade_client(grade, source, started, examples, budget, shrink, large)
+        if not self._served(grade, source):
             return grade
         restarts = self.restarts
         try:  # the budget starts with the search: a slow server start (a loaded machine) leaves it whole
-            self._search(grade, time.monotonic() + budget, examples, shrink, exercise)
+            self._search(grade, time.monotonic() + budget, examples, shrink, exercise, large)
         finally:
             grade.seconds, grade.restarts = time.monotonic() - started, self.restarts - restarts
         return grade
 
     def _grade_client(self, grade: Grade, source: str, started: float, examples: int, budget: float,
-                      shrink: bool) -> Grade:
+                      shrink: bool, large: bool = False) -> Grade:
         """The client exercise: the learner's reserve() (`source`, a Python module) against the lab's own Worker
         through a lossy network; a module that does not load, or has no reserve(), is a refusal that says why."""
         try:
@@ -227,27 +231,35 @@ class Grader:
             key = "exercises.class_no_reserve" if isinstance(error, AttributeError) else "exercises.class_client_fails"
             grade.refused = Failure("does_not_start", Message(key, {"reason": reason}), 0)
             return grade
-        try:
-            self.serve((WORKER_SRC / "index.js").read_text())
-        except LabError as error:
-            self.close()
-            reason = error.localized(self.ctx.language).splitlines()[0]
-            grade.refused = Failure("does_not_start", Message("exercises.class_does_not_start", {"reason": reason}), 0)
+        if not self._served(grade, (WORKER_SRC / "index.js").read_text()):
             return grade
 
         def trial(workload: ClientWorkload) -> ClientTrial:
             return run_client_trial(reserve, workload, self.base_url, f"t{next(self.names)}")
 
         try:
-            self._find(grade, time.monotonic() + budget, examples, shrink, client_workloads, trial, FINAL_CLIENT,
-                       trial)
+            strategy = large_client_workloads if large else client_workloads
+            self._find(grade, time.monotonic() + budget, examples, shrink, strategy, trial, FINAL_CLIENT, trial)
         finally:
             grade.seconds = time.monotonic() - started
         return grade
 
-    def _search(self, grade: Grade, deadline: float, examples: int, shrink: bool, exercise: Exercise) -> None:
-        strategy, last = ((cancel_workloads, FINAL_CANCELS) if exercise.cancels else
-                          (person_workloads, FINAL_PERSONS) if exercise.persons else (workloads, FINAL))
+    def _served(self, grade: Grade, source: str) -> bool:
+        """Serve `source`; when its server does not start, the grade is refused with the first line of why."""
+        try:
+            self.serve(source)
+        except LabError as error:
+            self.close()
+            reason = error.localized(self.ctx.language).splitlines()[0]
+            grade.refused = Failure("does_not_start", Message("exercises.class_does_not_start", {"reason": reason}), 0)
+            return False
+        return True
+
+    def _search(self, grade: Grade, deadline: float, examples: int, shrink: bool, exercise: Exercise,
+                large: bool = False) -> None:
+        kind = "cancels" if exercise.cancels else "persons" if exercise.persons else "reservations"
+        small, larger, last = SEARCHES[kind]
+        strategy = larger if large else small
         self._find(grade, deadline, examples, shrink, strategy,
                    lambda workload: run_trial(workload, self.base_url, f"t{next(self.names)}", self.reload,
                                               exercise.cancels),
@@ -294,10 +306,10 @@ def _size(workload: Workload | ClientWorkload) -> tuple[int, int]:
 
 
 def grade_source(exercise: Exercise, source: str, root: Path, seed: int = 0, examples: int = EXAMPLES,
-                 budget: float = BUDGET, shrink: bool = True) -> Grade:
+                 budget: float = BUDGET, shrink: bool = True, large: bool = False) -> Grade:
     """Grade `source` for `exercise` on a server of its own in `root`, stopped afterwards."""
     grader = Grader(root)
     try:
-        return grader.grade(exercise, source, seed, examples, budget, shrink)
+        return grader.grade(exercise, source, seed, examples, budget, shrink, large)
     finally:
         grader.close()

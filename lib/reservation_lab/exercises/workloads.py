@@ -22,6 +22,9 @@ TWIN_KINDS = ("twins", "cancel_twins")  # sent twice at the same moment
 INVALID_BODIES = ('{"requestId": "{rid}", "seats": 0}', '{"requestId": "{rid}", "seats": 5}',
                   '{"seats": 1}', '{"requestId": "{rid}", "seats": "2"}', "not json")
 MAX_ROUNDS, MAX_REQUESTS, WORKSHOPS = 2, 6, 2
+# Larger workloads (the grader's `large` search, run by `./lab test -m stress` and on request): two to four rounds of
+# 6-16 requests. A Worker that only fails past a dozen requests at once, or after several rounds, passes the small ones.
+LARGE_ROUNDS, LARGE_REQUESTS, LARGE_WORKSHOPS = 4, 16, 3
 PERSONS = 3  # p0, p1, p2
 PER_PERSON = 2  # the most seats one person may hold in a workshop: the person exercise's Worker says the same
 
@@ -64,14 +67,15 @@ class Workload:
 
 
 def _workloads(kinds: tuple[str, ...], max_rounds: int = MAX_ROUNDS, workshops: int = WORKSHOPS,
-               persons: int = 1) -> st.SearchStrategy[Workload]:
+               persons: int = 1, max_requests: int = MAX_REQUESTS, large: bool = False) -> st.SearchStrategy[Workload]:
     requests = st.builds(Request, kind=st.sampled_from(kinds), workshop=st.integers(0, workshops - 1),
                          seats=st.integers(1, 4), ref=st.integers(0, 7),
                          person=st.integers(0, persons - 1) if persons > 1 else st.just(0))  # just: no draw, the
     # other exercises' workloads (and so their smallest failing ones, for a seed) stay as they were
-    rounds = st.builds(Round, requests=st.lists(requests, min_size=1, max_size=MAX_REQUESTS).map(tuple),
+    rounds = st.builds(Round, requests=st.lists(requests, min_size=MAX_REQUESTS if large else 1,
+                                                max_size=max_requests).map(tuple),
                        restart=st.sampled_from((False, False, True)))  # shrinks to no restart
-    return st.builds(Workload, rounds=st.lists(rounds, min_size=1, max_size=max_rounds).map(tuple),
+    return st.builds(Workload, rounds=st.lists(rounds, min_size=2 if large else 1, max_size=max_rounds).map(tuple),
                      persons=st.just(persons > 1))
 
 
@@ -80,3 +84,7 @@ workloads = _workloads(KINDS)
 # reserve, cancel, then replay the reserve or cancel again.
 cancel_workloads = _workloads(KINDS + CANCEL_KINDS, MAX_ROUNDS + 1, workshops=1)
 person_workloads = _workloads(KINDS, persons=PERSONS)
+large_workloads = _workloads(KINDS, LARGE_ROUNDS, LARGE_WORKSHOPS, max_requests=LARGE_REQUESTS, large=True)
+large_cancel_workloads = _workloads(KINDS + CANCEL_KINDS, LARGE_ROUNDS, workshops=1, max_requests=LARGE_REQUESTS,
+                                    large=True)
+large_person_workloads = _workloads(KINDS, LARGE_ROUNDS, persons=PERSONS, max_requests=LARGE_REQUESTS, large=True)

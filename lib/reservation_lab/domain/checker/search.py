@@ -181,7 +181,7 @@ def check_with_cancels(rounds: Sequence[Sequence[Request]], before: Mapping[str,
     no state can give, else the first request the deepest partial order could not place.
     """
     start = Workshop(int(before["capacity"]), int(before["reserved"]), per_person=per_person)
-    impossible = _impossible_answer(rounds, start.capacity)
+    impossible = _impossible_answer(rounds, start.capacity) or _over_the_limit(rounds, per_person)
     if impossible is not None:
         return SearchResult(False, problem=impossible)
     search = _Search(rounds, after)
@@ -215,6 +215,25 @@ def _impossible_answer(rounds: Sequence[Sequence[Request]], capacity: int) -> Me
             if firsts[key] == 2:
                 template = "checker.cancelled_twice" if request.kind == CANCEL else "checker.decided_again"
                 return Message(template, {"rid": request.request_id})
+    return None
+
+
+def _over_the_limit(rounds: Sequence[Sequence[Request]], per_person: int | None) -> Message | None:
+    """Without cancellations a person's accepted seats only grow: when the first decisions accepted for one person
+    add up to more than `per_person`, no order explains them (the reason a learner can act on, where the search
+    could only name a request it could not place)."""
+    requests = [r for round_ in rounds for r in round_]
+    if per_person is None or any(r.kind == CANCEL for r in requests):
+        return None
+    held: dict[str, dict[str, int]] = {}
+    for request in requests:
+        seen = request.answer
+        if request.kind == RESERVE and seen and seen.get("status") == "accepted" and not seen.get("replayed"):
+            held.setdefault(request.person, {}).setdefault(request.request_id, request.seats)
+    for person, seats in held.items():
+        if sum(seats.values()) > per_person:
+            return Message("checker.over_person_limit", {"person": person, "seats": sum(seats.values()),
+                                                         "rids": ", ".join(seats), "limit": per_person})
     return None
 
 
