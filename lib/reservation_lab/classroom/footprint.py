@@ -185,7 +185,8 @@ class Sampler:
 
     def __enter__(self) -> Self:
         self._started = time.monotonic()
-        self.machine_start_bytes = machine_memory_used()
+        self.machine_start_bytes = self.machine_peak_bytes = machine_memory_used()  # the peak includes the start:
+        # other processes may free memory before the first tick (a quick test run beside a loaded suite saw it)
         self._tick()
         self._thread.start()
         return self
