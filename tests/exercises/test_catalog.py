@@ -34,9 +34,7 @@ def test_each_stub_says_its_task_in_the_learners_language(language: str) -> None
         said = comments(stub, mark)
         assert message(f"stubs.{name}", language) in said and "@@" not in stub
         header = " ".join(line.strip() for line in said.split("\n") if line.strip())
-        key = ("stubs.header_client" if exercise(name).client else  # a client to write, a behaviour missing
-               "stubs.header_new" if exercise(name).lacks else "stubs.header")
-        assert message(key, language, name=name) in header
+        assert message(exercise(name).header_key, language, name=name) in header
         # the English task and header are gone (index.js's or the reference client's first line too); markers and
         # code are the same
         assert message(f"stubs.{name}", "en") not in said and "Reservation Worker:" not in said

@@ -39,7 +39,7 @@ SAME_IN_SOME_LANGUAGES = {
     "exercises.column_request", "lines.hidden_value", "problems.after_lost_write", "race.column_reserved",
     "verify.binding_ok", "verify.fail", "verify.label_binding", "verify.label_cloud_launch", "verify.label_worker",
     "verify.pass", "verify.problem", "site.switcher", "theme.light", "theme.logo", "theme.ctrl",
-    "theme.previous_page", "theme.previous",
+    "theme.previous_page", "theme.previous", "exercises.state_moved",
 }
 
 

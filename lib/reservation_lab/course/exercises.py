@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the grader (and hypothesis) load with the first grade, not 
     from reservation_lab.exercises.clients import ClientTrial
     from reservation_lab.exercises.grader import Grade
     from reservation_lab.exercises.judge import Sent
+    from reservation_lab.exercises.transfers import TransferTrial
 
 HINTS = 3  # hints per exercise: [hints] <name>_1 … <name>_3 in every catalog
 
@@ -73,6 +74,12 @@ def show_grade(result: Grade, language: str) -> None:
         print()
         print(say("exercises.smallest_calls", seed=result.seed, workloads=counts["workloads"]))
         for line in _client_lines(result.smallest, language):  # type: ignore[arg-type]
+            print(line)
+        return
+    if exercise(result.exercise).transfers:
+        print()
+        print(say("exercises.smallest_transfers", seed=result.seed, workloads=counts["workloads"]))
+        for line in _transfer_lines(result.smallest, language):  # type: ignore[arg-type]
             print(line)
         return
     print()
@@ -147,6 +154,34 @@ def _client_lines(trial: ClientTrial, language: str) -> list[str]:
                 message("exercises.returned", language, value=shown(outcome.returned)))
         lines.append("  " + said)
     return lines
+
+
+def _transfer_lines(trial: TransferTrial, language: str) -> list[str]:
+    """A transfer trial: its reservations and their answers, then each transfer, what it was sent as and its answers."""
+    from reservation_lab.exercises.transfers import shown_answer
+
+    booked = [[one.rid, one.workshop, str(one.seats), str(one.code) if one.code is not None else "–",
+               _answer_fields(one.answer)] for one in trial.booked]
+    head = [message(f"exercises.column_{key}", language) for key in ("request", "workshop", "seats", "http", "answer")]
+    widths = [max(len(row[i]) for row in [head, *booked]) for i in range(len(head) - 1)]
+    lines = ["  " + "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])
+             for row in [head, *booked]]
+    lines.append(message("exercises.transfers_round", language))
+    for transfer in trial.transfers:
+        extra = "".join(message(f"exercises.transfer_{what}", language)
+                        for what, on in (("twins", transfer.twins), ("restart", transfer.restart)) if on)
+        lines.append("  " + message("exercises.transfer_line", language, transfer=transfer.transfer_id,
+                                    rid=transfer.booked.rid, seats=transfer.booked.seats,
+                                    source=transfer.booked.workshop, target=transfer.target, extra=extra))
+        answers = [shown_answer(code, answer) if code is not None else message("exercises.no_answer_short", language)
+                   for code, answer in transfer.answers]
+        lines.append("    " + message("exercises.transfer_answers", language, answers="; ".join(answers)))
+    return lines
+
+
+def _answer_fields(answer: dict[str, object]) -> str:
+    return json.dumps({key: answer[key] for key in ("status", "reserved", "replayed", "error") if key in answer},
+                      ensure_ascii=False)
 
 
 def hint(name: str, count: int = 0) -> None:

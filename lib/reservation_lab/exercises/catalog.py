@@ -38,11 +38,14 @@ class Exercise:
     persons: bool = False
     lacks: bool = False  # the stub lacks the behaviour (rather than having it wrong in one place)
     client: bool = False  # the learner writes a Python client (exercises/<name>.py), graded over a lossy network
+    transfers: bool = False  # its Worker moves reservations between two objects (POST /transfers), graded with
+    # restarts between a transfer's steps
+    base: str = ""  # the exercise whose reference solution its stub edits (else the lab's index.js)
 
     @property
     def from_the_lab(self) -> bool:
         """A warm-up: the lab's own Worker answers it (the new behaviour, cancels, persons or a client, it does not)."""
-        return not (self.cancels or self.persons or self.client)
+        return not (self.cancels or self.persons or self.client or self.transfers)
 
     @property
     def file_name(self) -> str:
@@ -58,12 +61,21 @@ class Exercise:
         return self._localized(apply_edits(self._stub(), dict(self.solution_edits)), language)
 
     def _stub(self) -> str:
+        if self.base:  # another exercise's solution, its placeholders kept for this one's header
+            below = exercise(self.base)
+            return apply_edits(apply_edits(below._stub(), dict(below.solution_edits)), dict(self.stub_edits))
         base = REFERENCE_CLIENT if self.client else WORKER_SRC / "index.js"
         return apply_edits(base.read_text(), dict(self.stub_edits))
 
+    @property
+    def header_key(self) -> str:
+        """The catalog key of the stub's opening comment: a client, a transfer, a behaviour missing, or one place
+        wrong."""
+        return ("stubs.header_client" if self.client else "stubs.header_transfer" if self.transfers else
+                "stubs.header_new" if self.lacks else "stubs.header")
+
     def _localized(self, source: str, language: str) -> str:
-        key = ("stubs.header_client" if self.client else  # a client, a behaviour missing, or one place wrong
-               "stubs.header_new" if self.lacks else "stubs.header")
+        key = self.header_key
         markers = (f">>> EXERCISE {self.name}", f"<<< EXERCISE {self.name}")  # each on one line of the header
         text = message(key, language, name=self.name)
         for marker in markers:
@@ -85,7 +97,8 @@ def exercises() -> dict[str, Exercise]:
     return {name: Exercise(name, entry["breaks"], _edits(entry["stub"]), _edits(entry["solution"]),
                            tuple(entry.get("keeps", ())), bool(entry.get("cancels", False)),
                            bool(entry.get("persons", False)), bool(entry.get("lacks", False)),
-                           bool(entry.get("client", False)))
+                           bool(entry.get("client", False)), bool(entry.get("transfers", False)),
+                           entry.get("base", ""))
             for name, entry in data.items()}
 
 

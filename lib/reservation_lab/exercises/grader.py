@@ -25,6 +25,7 @@ from reservation_lab.domain.facts import CAPACITY
 from reservation_lab.domain.reloading import ReloadingServer
 from reservation_lab.domain.runs import RunFolder, create_run_folder
 from reservation_lab.errors import LabError
+from reservation_lab.exercises.between_steps import BetweenSteps
 from reservation_lab.exercises.catalog import Exercise
 from reservation_lab.exercises.clients import (
     Call,
@@ -38,6 +39,14 @@ from reservation_lab.exercises.clients import (
 from reservation_lab.exercises.judge import Failure, Trial, run_trial
 from reservation_lab.exercises.limits import BUDGET, EXAMPLES
 from reservation_lab.exercises.lossy import ENDLESS, STALL
+from reservation_lab.exercises.transfers import (
+    Move,
+    TransferTrial,
+    TransferWorkload,
+    large_transfer_workloads,
+    run_transfer_trial,
+    transfer_workloads,
+)
 from reservation_lab.exercises.workloads import (
     Request,
     Round,
@@ -80,10 +89,16 @@ FINAL_CLIENT = ClientWorkload((Call(2, (STALL, "gateway_error")), Call(1, ("dupl
                                Call(1, ("drop_request", "delay"), thread=1),
                                Call(1, ("refuse", "drop_answer", "drop_answer"), thread=2),
                                Call(1, ("refuse", ENDLESS), thread=3)))
+# The transfer exercise, after the search: two reservations in a and one in b, all fitting; r1 moved to b with a
+# restart between the steps (so the retry finds the first step done), r1 moved again by another transfer, r2 sent
+# twice at once, r3 moved the other way; every transfer fits, so every one must end moved.
+FINAL_TRANSFERS = TransferWorkload(((0, 2), (0, 1), (1, 1)),
+                                   (Move(0, restart=True), Move(0), Move(1, twins=True), Move(2)))
 # What the search draws from (small, large) and the final workload, by what the exercise's Worker takes.
 SEARCHES = {"reservations": (workloads, large_workloads, FINAL),
             "cancels": (cancel_workloads, large_cancel_workloads, FINAL_CANCELS),
-            "persons": (person_workloads, large_person_workloads, FINAL_PERSONS)}
+            "persons": (person_workloads, large_person_workloads, FINAL_PERSONS),
+            "transfers": (transfer_workloads, large_transfer_workloads, FINAL_TRANSFERS)}
 
 
 @dataclass
@@ -96,7 +111,7 @@ class Grade:
     requests: int = 0
     restarts: int = 0
     seconds: float = 0.0
-    smallest: Trial | ClientTrial | None = None
+    smallest: Trial | ClientTrial | TransferTrial | None = None
     refused: Failure | None = None  # the Worker did not start, or a text it must keep is gone
 
     @property
@@ -131,6 +146,7 @@ class Grader:
         self.names = itertools.count(1)
         self.reloads = 0  # the in-server restarts reload() asked for (each marks the source anew)
         self.capacity = CAPACITY  # the constant in the grading folder's src/validation.js
+        self.hook: BetweenSteps | None = None  # where a transfer Worker's betweenSteps() calls (and is restarted)
 
     @property
     def server(self) -> DevServer | None:
@@ -155,7 +171,10 @@ class Grader:
         into the running server (restarted instead when the last final workload changed the capacity constant:
         the lab's constant comes back with it)."""
         if self.reloading is None or self.reloading.server is None:
-            self.reloading = ReloadingServer(grading_folder(self.root, source), "grade", ctx=self.ctx)
+            folder = grading_folder(self.root, source)
+            self.hook = self.hook or BetweenSteps(self.restart)
+            self.hook.write_vars(folder.root)  # read once, at the server's start: every Worker may call it
+            self.reloading = ReloadingServer(folder, "grade", ctx=self.ctx)
             self.capacity = CAPACITY  # the lab's files, as grading_folder copied them
         elif self.capacity != CAPACITY:
             self._set_capacity(CAPACITY)
@@ -257,9 +276,17 @@ class Grader:
 
     def _search(self, grade: Grade, deadline: float, examples: int, shrink: bool, exercise: Exercise,
                 large: bool = False) -> None:
-        kind = "cancels" if exercise.cancels else "persons" if exercise.persons else "reservations"
+        kind = ("cancels" if exercise.cancels else "persons" if exercise.persons else
+                "transfers" if exercise.transfers else "reservations")
         small, larger, last = SEARCHES[kind]
         strategy = larger if large else small
+        if exercise.transfers:
+            def transfer_trial(workload: TransferWorkload) -> TransferTrial:
+                assert self.hook is not None
+                return run_transfer_trial(workload, lambda: self.base_url, f"t{next(self.names)}", self.hook)
+
+            self._find(grade, deadline, examples, shrink, strategy, transfer_trial, last, transfer_trial)
+            return
         self._find(grade, deadline, examples, shrink, strategy,
                    lambda workload: run_trial(workload, self.base_url, f"t{next(self.names)}", self.reload,
                                               exercise.cancels),
@@ -268,8 +295,8 @@ class Grader:
                                               self.restart_with_another_capacity, exercise.cancels))
 
     def _find(self, grade: Grade, deadline: float, examples: int, shrink: bool, strategy: Any,
-              trial: Callable[[Any], Trial | ClientTrial], last: Any,
-              last_trial: Callable[[Any], Trial | ClientTrial]) -> None:
+              trial: Callable[[Any], Trial | ClientTrial | TransferTrial], last: Any,
+              last_trial: Callable[[Any], Trial | ClientTrial | TransferTrial]) -> None:
         """hypothesis's search for the smallest workload of `strategy` that `trial` fails, within `examples`
         workloads and until `deadline`; when none fails, `last_trial(last)` decides."""
         def fails(workload: Any) -> bool:
@@ -299,9 +326,12 @@ class Grader:
         """Stop the server (proven gone); the next grade starts a new one."""
         if self.reloading is not None:
             self.reloading.close()
+        if self.hook is not None:
+            self.hook.close()
+            self.hook = None
 
 
-def _size(workload: Workload | ClientWorkload) -> tuple[int, int]:
+def _size(workload: Workload | ClientWorkload | TransferWorkload) -> tuple[int, int]:
     return (len(workload.calls) if isinstance(workload, ClientWorkload) else len(workload.rounds)), workload.size
 
 

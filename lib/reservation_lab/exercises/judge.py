@@ -174,7 +174,7 @@ async def _send_round(base_url: str, sent: list[Sent]) -> None:
         await asyncio.gather(*(_send(client, one) for one in sent))
 
 
-def _run_to_completion(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
+def run_to_completion(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
     """Run a coroutine from the grader's synchronous search: directly, or in a thread of its own when this thread
     already runs an event loop (a notebook kernel, where asyncio.run refuses)."""
     try:
@@ -274,7 +274,7 @@ def run_trial(workload: Workload, base_url: str, prefix: str, restart: Callable[
     start, per_person = before, PER_PERSON if workload.persons else None
     searched = cancels or per_person is not None
     for number, (round_, sent) in enumerate(zip(workload.rounds, requests_of(workload, prefix), strict=True), 1):
-        _run_to_completion(partial(_send_round, base_url, sent))
+        run_to_completion(partial(_send_round, base_url, sent))
         trial.sent.extend(sent)
         if searched:
             failure, after = _judge_rounds(base_url, workshops, trial.sent, number, start, cancels, per_person)

@@ -1,0 +1,89 @@
+"""The loopback server a transfer Worker's betweenSteps() calls (BETWEEN_STEPS in the grading folder's .dev.vars).
+
+It answers at once, except for a transfer armed to fail there: then it restarts the grading server, which ends the
+Worker's call and every request in flight, as a crash between a transfer's two steps would. Each armed transfer
+restarts it once (its retry passes through), so a trial's restarts are bounded by its armed transfers.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+SETTLE_SECONDS = 120.0  # a restart of wrangler dev on a loaded machine, with room to spare
+
+
+class BetweenSteps:
+    """The hook server: `restart()` restarts the grading server (and returns once it answers again)."""
+
+    def __init__(self, restart: Callable[[], object]) -> None:
+        self._restart = restart
+        self._lock = threading.Lock()
+        self._armed: set[str] = set()
+        self._restarts: list[threading.Thread] = []
+        self.calls: list[str] = []  # the transferIds that reached the hook, in order
+        hook = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                hook._called(parse_qs(urlsplit(self.path).query).get("transfer", [""])[0], self)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="between-steps", daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/"
+
+    def write_vars(self, folder: Path) -> None:
+        """Point the Worker of the run folder `folder` at this hook (wrangler dev reads .dev.vars at its start)."""
+        (folder / ".dev.vars").write_text(f"BETWEEN_STEPS={self.url}\n")
+
+    def arm(self, transfer_ids: set[str]) -> None:
+        """Restart the server when one of these transfers first reaches the hook."""
+        with self._lock:
+            self._armed = set(transfer_ids)
+
+    def settle(self) -> int:
+        """Wait for the restarts begun since the last settle() to end; how many there were."""
+        with self._lock:
+            begun, self._restarts = self._restarts, []
+        for thread in begun:
+            thread.join(SETTLE_SECONDS)
+        return len(begun)
+
+    def reset(self) -> None:
+        """Forget the armed transfers that did not reach the hook (a trial's end)."""
+        with self._lock:
+            self._armed = set()
+
+    def _called(self, transfer_id: str, handler: BaseHTTPRequestHandler) -> None:
+        with self._lock:
+            self.calls.append(transfer_id)
+            crash = transfer_id in self._armed
+            self._armed.discard(transfer_id)
+            if crash:
+                thread = threading.Thread(target=self._restart, name=f"restart-{transfer_id}", daemon=True)
+                self._restarts.append(thread)
+                thread.start()
+        if crash:
+            thread.join(SETTLE_SECONDS)  # the Worker's call ends with its server; the answer goes nowhere
+        try:
+            handler.send_response(204)
+            handler.end_headers()
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.settle()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(10)

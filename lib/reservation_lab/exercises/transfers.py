@@ -1,0 +1,244 @@
+"""The transfer exercise's workloads and trial: reservations in two workshops, then transfers between them at once,
+some sent twice, some of the same reservation, some with the server restarted between their two steps; every
+transfer without an answer is sent again under its transferId until it gets one. Then what must hold across the two
+objects, which no transaction spans: the seats the two workshops hold together are what they were (a transfer
+moves seats, it never creates or loses one), every answer says where its reservation is, and each counter agrees
+with its rows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import httpx
+from hypothesis import strategies as st
+
+from reservation_lab.domain.routes import reservation_path, reservations_path
+from reservation_lab.exercises.between_steps import BetweenSteps
+from reservation_lab.exercises.judge import REQUEST_TIMEOUT, Failure, read_statuses, run_to_completion, tls_context
+from reservation_lab.i18n import Message
+
+TRANSFERS_PATH = "/transfers"
+ATTEMPTS = 4  # sends of one transferId, each after a restart that took the answers of the one before
+TRANSFER_CODES = (200, 404, 409)  # moved; an unknown reservation; not held, not accepted or no room
+
+
+@dataclass(frozen=True)
+class Move:
+    """One transfer of a workload: the reservation it moves (`ref`, an index into the workload's reservations),
+    to the other workshop; `twins`: sent twice at the same moment under one transferId; `restart`: the server
+    restarts when it first reaches betweenSteps()."""
+
+    ref: int
+    twins: bool = False
+    restart: bool = False
+
+
+@dataclass(frozen=True)
+class TransferWorkload:
+    """Reservations (workshop 0 or 1, seats), sent at once; then the moves, sent at once."""
+
+    reservations: tuple[tuple[int, int], ...]
+    moves: tuple[Move, ...]
+
+    @property
+    def rounds(self) -> tuple[tuple[Any, ...], ...]:
+        return self.reservations, self.moves
+
+    @property
+    def size(self) -> int:
+        return len(self.reservations) + sum(1 + move.twins for move in self.moves)
+
+
+def _transfer_workloads(reservations: int, moves: int) -> st.SearchStrategy[TransferWorkload]:
+    reservation = st.tuples(st.integers(0, 1), st.integers(1, 4))
+    move = st.builds(Move, ref=st.integers(0, 7), twins=st.booleans(), restart=st.sampled_from((False, False, True)))
+    return st.builds(TransferWorkload, reservations=st.lists(reservation, min_size=1, max_size=reservations).map(tuple),
+                     moves=st.lists(move, min_size=1, max_size=moves).map(tuple))
+
+
+transfer_workloads = _transfer_workloads(4, 3)  # shrinks towards one reservation, one plain move
+large_transfer_workloads = _transfer_workloads(8, 8)
+
+
+@dataclass
+class Booked:
+    """A reservation of the workload and the Worker's answer (`code` None: none)."""
+
+    rid: str
+    workshop: str
+    seats: int
+    code: int | None = None
+    answer: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Transfer:
+    """One transfer and every answer its sends got (None: no answer), in the order they came."""
+
+    transfer_id: str
+    booked: Booked
+    target: str
+    twins: bool
+    restart: bool
+    answers: list[tuple[int | None, dict[str, Any]]] = field(default_factory=list)
+
+    @property
+    def body(self) -> dict[str, str]:
+        return {"transferId": self.transfer_id, "from": self.booked.workshop, "to": self.target,
+                "requestId": self.booked.rid}
+
+    @property
+    def answered(self) -> tuple[int, dict[str, Any]] | None:
+        """The last answer it got, if any."""
+        got = [(code, answer) for code, answer in self.answers if code is not None]
+        return got[-1] if got else None
+
+
+@dataclass
+class TransferTrial:
+    workload: TransferWorkload
+    booked: list[Booked] = field(default_factory=list)
+    transfers: list[Transfer] = field(default_factory=list)
+    restarts: int = 0
+    failure: Failure | None = None
+
+    @property
+    def requests(self) -> int:
+        return len(self.booked) + sum(len(transfer.answers) for transfer in self.transfers)
+
+
+async def _post(client: httpx.AsyncClient, path: str, body: dict[str, Any]) -> tuple[int | None, dict[str, Any]]:
+    try:
+        response = await client.post(path, json=body)
+    except httpx.HTTPError:
+        return None, {}
+    try:
+        answer = response.json()
+    except ValueError:
+        answer = {"text": response.text[:200]}
+    return response.status_code, answer if isinstance(answer, dict) else {"json": answer}
+
+
+async def _book(base_url: str, booked: list[Booked]) -> None:
+    async with _client(base_url, len(booked)) as client:
+        answers = await asyncio.gather(*(_post(client, reservations_path(one.workshop),
+                                               {"requestId": one.rid, "seats": one.seats}) for one in booked))
+    for one, (code, answer) in zip(booked, answers, strict=True):
+        one.code, one.answer = code, answer
+
+
+async def _send_transfers(base_url: str, transfers: list[Transfer]) -> None:
+    sends = [transfer for transfer in transfers for _ in range(1 + transfer.twins)]
+    async with _client(base_url, len(sends)) as client:
+        answers = await asyncio.gather(*(_post(client, TRANSFERS_PATH, transfer.body) for transfer in sends))
+    for transfer, answer in zip(sends, answers, strict=True):
+        transfer.answers.append(answer)
+
+
+def _client(base_url: str, sends: int) -> httpx.AsyncClient:
+    return httpx.AsyncClient(base_url=base_url, timeout=REQUEST_TIMEOUT, trust_env=False, verify=tls_context(),
+                             limits=httpx.Limits(max_connections=sends + 2))
+
+
+def run_transfer_trial(workload: TransferWorkload, base_url: Callable[[], str], prefix: str,
+                       hook: BetweenSteps) -> TransferTrial:
+    """Book the workload's reservations in `<prefix>-a` and `<prefix>-b`, then send its transfers at once (the
+    restarting ones armed on `hook`), send each one a restart left unanswered again until it is answered, and
+    judge the result.
+    `base_url()` is the grading server's URL now (a restart may change it)."""
+    trial = TransferTrial(workload)
+    workshops = [f"{prefix}-a", f"{prefix}-b"]
+    trial.booked = [Booked(f"r{n}-1", workshops[side], seats)
+                    for n, (side, seats) in enumerate(workload.reservations, 1)]
+    run_to_completion(partial(_book, base_url(), trial.booked))
+    unanswered = next((one for one in trial.booked if one.code not in (201, 409)), None)
+    if unanswered is not None:
+        key = "exercises.no_answer" if unanswered.code is None else "exercises.no_decision"
+        trial.failure = Failure("crash", Message(key, {"rid": unanswered.rid, "code": unanswered.code,
+                                                       "seconds": REQUEST_TIMEOUT}), 1)
+        return trial
+    before = read_statuses(base_url(), workshops)
+    if isinstance(before, Failure):
+        trial.failure = before
+        return trial
+    for n, move in enumerate(workload.moves, 1):
+        booked = trial.booked[move.ref % len(trial.booked)]
+        target = workshops[1 - workshops.index(booked.workshop)]
+        trial.transfers.append(Transfer(f"{prefix}-t{n}", booked, target, move.twins, move.restart))
+    hook.arm({transfer.transfer_id for transfer in trial.transfers if transfer.restart})
+    try:
+        pending = trial.transfers
+        for _ in range(ATTEMPTS):
+            run_to_completion(partial(_send_transfers, base_url(), pending))
+            restarted = hook.settle()
+            trial.restarts += restarted
+            pending = [transfer for transfer in pending if transfer.answered is None]
+            if not pending or not restarted:  # no restart took their answers: the Worker itself gave none
+                break
+    finally:
+        hook.reset()
+    trial.failure = judge_transfers(trial, base_url(), workshops, before)
+    return trial
+
+
+def judge_transfers(trial: TransferTrial, base_url: str, workshops: list[str],
+                    before: dict[str, dict[str, Any]]) -> Failure | None:
+    """The first of: a transfer without a decision, seats not conserved, an answer that says the wrong place, a
+    counter apart from its rows."""
+    for transfer in trial.transfers:
+        answered = transfer.answered
+        if answered is None:
+            return Failure("crash", Message("exercises.transfer_no_answer", {
+                "transfer": transfer.transfer_id, "attempts": len(transfer.answers)}), 2)
+        if answered[0] not in TRANSFER_CODES:
+            return Failure("crash", Message("exercises.no_transfer_decision", {
+                "transfer": transfer.transfer_id, "code": answered[0]}), 2)
+    after = read_statuses(base_url, workshops)
+    if isinstance(after, Failure):
+        return after
+    held_before = sum(before[w]["reserved"] for w in workshops)
+    held_after = sum(after[w].get("reserved", 0) for w in workshops)
+    if held_after != held_before:
+        return Failure("seats_not_conserved", Message("exercises.class_seats_not_conserved", {
+            "source": workshops[0], "target": workshops[1], "before": held_before, "after": held_after}), 2)
+    places = _places(base_url, {transfer.booked.rid: transfer.booked for transfer in trial.transfers})
+    if isinstance(places, Failure):
+        return places
+    for transfer in trial.transfers:  # every answer, a twin's and a retry's too
+        moved = places[transfer.booked.rid]
+        wrong = next(((code, answer) for code, answer in transfer.answers
+                      if code is not None and (code == 200) != moved), None)
+        if wrong is not None:
+            return Failure("transfer_answer", Message("exercises.class_transfer_answer", {
+                "transfer": transfer.transfer_id, "answer": shown_answer(*wrong),
+                "rid": transfer.booked.rid, "source": transfer.booked.workshop,
+                "state": Message("exercises.state_moved" if moved else "exercises.state_held")}), 2)
+    for workshop in workshops:
+        reserved, held = after[workshop].get("reserved"), after[workshop].get("acceptedSeats")
+        if reserved != held:
+            return Failure("transfer_counter", Message("exercises.class_transfer_counter", {
+                "workshop": workshop, "reserved": reserved, "held": held}), 2)
+    return None
+
+
+def shown_answer(code: int | None, answer: dict[str, Any]) -> str:
+    """An answer as the grade shows it: its HTTP code and what it says (moved, or the error)."""
+    return f"{code} {answer.get('status') or answer.get('error') or ''}".strip()
+
+
+def _places(base_url: str, booked: dict[str, Booked]) -> dict[str, bool] | Failure:
+    """For each reservation a transfer named: whether it has left its workshop (cancelled there)."""
+    found: dict[str, bool] = {}
+    with httpx.Client(base_url=base_url, timeout=REQUEST_TIMEOUT, trust_env=False, verify=tls_context()) as client:
+        for rid, one in booked.items():
+            try:
+                response = client.get(reservation_path(one.workshop, rid))
+                found[rid] = bool(response.json().get("cancelled")) if response.status_code == 200 else False
+            except (httpx.HTTPError, ValueError, AttributeError):
+                return Failure("crash", Message("exercises.status_unreadable", {"workshop": one.workshop}), 2)
+    return found
