@@ -110,7 +110,7 @@ def test_a_failed_grade_shows_the_smallest_workload_in_the_learners_language(
 
 def test_a_failed_transfer_grade_lists_each_transfer_and_its_answers_in_the_learners_language(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The transfer exercise's stub: seats not conserved, its reservations, each transfer (twins) and every answer."""
+    """The transfer exercise's stub: seats not conserved, its reservations, each transfer and every answer."""
     session = lab.start("es", tmp_path / "run")
     write_lab_file(session.run, "exercises/transfer.js", cell_text("exercises/transfer.js"))
     result = lab.grade("transfer", seed=0, workloads=10)
@@ -118,8 +118,9 @@ def test_a_failed_transfer_grade_lists_each_transfer_and_its_answers_in_the_lear
     shown = capsys.readouterr().out
     assert shown.startswith(message("exercises.grade_failed", "es", name="transfer", number=8,
                                     problem=result.failure.message))
-    assert message("exercises.transfers_round", "es") in shown and message("exercises.transfer_twins", "es") in shown
-    assert "200 moved; 200 moved" in shown and english_lines(shown) == []
+    # which workload fails first depends on timing (twins that both book, or a restart whose retry books again)
+    assert message("exercises.transfers_round", "es") in shown
+    assert message("exercises.transfer_answers", "es", answers="").strip() in shown and english_lines(shown) == []
     assert lab.stop_grading() == {"processesLeft": 0, "portFree": True}
 
 

@@ -166,6 +166,8 @@ def _transfer_lines(trial: TransferTrial, language: str) -> list[str]:
     widths = [max(len(row[i]) for row in [head, *booked]) for i in range(len(head) - 1)]
     lines = ["  " + "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])
              for row in [head, *booked]]
+    lines.extend("  " + message("exercises.transfer_cancelled", language, rid=one.rid, code=one.cancelled)
+                 for one in trial.booked if one.cancelled is not None)
     lines.append(message("exercises.transfers_round", language))
     for transfer in trial.transfers:
         extra = "".join(message(f"exercises.transfer_{what}", language)

@@ -43,13 +43,14 @@ class ReloadingServer:
             self.restart()
         return self.server
 
-    def restart(self) -> DevServer:
-        """Stop the server and start it again on the same state (the held server is stopped first)."""
+    def restart(self, ctx: Context | None = None) -> DevServer:
+        """Stop the server and start it again on the same state (the held server is stopped first); `ctx`: how this
+        start is shown, if not as the others (a restart the grader injects from a thread shows nothing)."""
         self.restarts += 1
-        return self._start(f"{self.log}-restarted.log")
+        return self._start(f"{self.log}-restarted.log", ctx)
 
-    def _start(self, log_name: str) -> DevServer:
-        self.server = self._held.start("server", self.folder, port=self.port, log_name=log_name, ctx=self.ctx)
+    def _start(self, log_name: str, ctx: Context | None = None) -> DevServer:
+        self.server = self._held.start("server", self.folder, port=self.port, log_name=log_name, ctx=ctx or self.ctx)
         return self.server
 
     def close(self) -> None:

@@ -2,7 +2,8 @@
 
 It answers at once, except for a transfer armed to fail there: then it restarts the grading server, which ends the
 Worker's call and every request in flight, as a crash between a transfer's two steps would. Each armed transfer
-restarts it once (its retry passes through), so a trial's restarts are bounded by its armed transfers.
+restarts it once (its retry passes through), so a trial's restarts are bounded by its armed transfers; one restart
+runs at a time, and an armed transfer that arrives while one runs ends with it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ class BetweenSteps:
         self._restart = restart
         self._lock = threading.Lock()
         self._armed: set[str] = set()
-        self._restarts: list[threading.Thread] = []
+        self._restarts: list[threading.Thread] = []  # begun since the last settle()
+        self._current: threading.Thread | None = None  # the last restart begun
         self.calls: list[str] = []  # the transferIds that reached the hook, in order
         hook = self
 
@@ -70,12 +72,14 @@ class BetweenSteps:
             self.calls.append(transfer_id)
             crash = transfer_id in self._armed
             self._armed.discard(transfer_id)
-            if crash:
-                thread = threading.Thread(target=self._restart, name=f"restart-{transfer_id}", daemon=True)
-                self._restarts.append(thread)
-                thread.start()
-        if crash:
-            thread.join(SETTLE_SECONDS)  # the Worker's call ends with its server; the answer goes nowhere
+            if crash and (self._current is None or not self._current.is_alive()):
+                self._current = threading.Thread(target=self._restart, name=f"restart-{transfer_id}", daemon=True)
+                self._restarts.append(self._current)
+                self._current.start()
+            # an armed transfer that arrives during a restart ends with that one (one restart at a time)
+            running = self._current if crash else None
+        if running is not None:
+            running.join(SETTLE_SECONDS)  # the Worker's call ends with its server; the answer goes nowhere
         try:
             handler.send_response(204)
             handler.end_headers()

@@ -89,11 +89,13 @@ FINAL_CLIENT = ClientWorkload((Call(2, (STALL, "gateway_error")), Call(1, ("dupl
                                Call(1, ("drop_request", "delay"), thread=1),
                                Call(1, ("refuse", "drop_answer", "drop_answer"), thread=2),
                                Call(1, ("refuse", ENDLESS), thread=3)))
-# The transfer exercise, after the search: two reservations in a and one in b, all fitting; r1 moved to b with a
-# restart between the steps (so the retry finds the first step done), r1 moved again by another transfer, r2 sent
-# twice at once, r3 moved the other way; every transfer fits, so every one must end moved.
-FINAL_TRANSFERS = TransferWorkload(((0, 2), (0, 1), (1, 1)),
-                                   (Move(0, restart=True), Move(0), Move(1, twins=True), Move(2)))
+# The transfer exercise, after the search: two reservations in a and two in b, all fitting, the last one cancelled by
+# its person; r1 moved to b with a restart between the steps (so the retry finds the first step done), r1 moved
+# again by another transfer, r2 sent twice at once, r3 moved the other way: every one of these must end moved; r4,
+# cancelled, must not move.
+FINAL_TRANSFERS = TransferWorkload(((0, 2), (0, 1), (1, 1), (1, 1)),
+                                   (Move(0, restart=True), Move(0), Move(1, twins=True), Move(2), Move(3)),
+                                   cancelled=(3,))
 # What the search draws from (small, large) and the final workload, by what the exercise's Worker takes.
 SEARCHES = {"reservations": (workloads, large_workloads, FINAL),
             "cancels": (cancel_workloads, large_cancel_workloads, FINAL_CANCELS),
@@ -172,7 +174,7 @@ class Grader:
         the lab's constant comes back with it)."""
         if self.reloading is None or self.reloading.server is None:
             folder = grading_folder(self.root, source)
-            self.hook = self.hook or BetweenSteps(self.restart)
+            self.hook = self.hook or BetweenSteps(self._restart_between_steps)
             self.hook.write_vars(folder.root)  # read once, at the server's start: every Worker may call it
             self.reloading = ReloadingServer(folder, "grade", ctx=self.ctx)
             self.capacity = CAPACITY  # the lab's files, as grading_folder copied them
@@ -196,6 +198,12 @@ class Grader:
         assert self.reloading is not None
         self.reloading.restart()
         return self.base_url
+
+    def _restart_between_steps(self) -> None:
+        """The restart a transfer Worker's betweenSteps() asks for: on the hook's thread, so it shows nothing (the
+        grade counts it; a cell's output is no place for a line a thread printed)."""
+        assert self.reloading is not None
+        self.reloading.restart(ctx=QUIET)
 
     def restart_with_another_capacity(self) -> str:
         """The final workload's real restart, with the capacity constant changed (as a course might change it

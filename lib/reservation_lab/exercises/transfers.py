@@ -1,4 +1,5 @@
-"""The transfer exercise's workloads and trial: reservations in two workshops, then transfers between them at once,
+"""The transfer exercise's workloads and trial: reservations in two workshops (one of them perhaps cancelled by its
+person), then transfers between them at once,
 some sent twice, some of the same reservation, some with the server restarted between their two steps; every
 transfer without an answer is sent again under its transferId until it gets one. Then what must hold across the two
 objects, which no transaction spans: the seats the two workshops hold together are what they were (a transfer
@@ -40,10 +41,12 @@ class Move:
 
 @dataclass(frozen=True)
 class TransferWorkload:
-    """Reservations (workshop 0 or 1, seats), sent at once; then the moves, sent at once."""
+    """Reservations (workshop 0 or 1, seats), sent at once; the ones `cancelled` names (indices, as `Move.ref`)
+    then cancelled by their person (DELETE); then the moves, sent at once."""
 
     reservations: tuple[tuple[int, int], ...]
     moves: tuple[Move, ...]
+    cancelled: tuple[int, ...] = ()
 
     @property
     def rounds(self) -> tuple[tuple[Any, ...], ...]:
@@ -51,14 +54,15 @@ class TransferWorkload:
 
     @property
     def size(self) -> int:
-        return len(self.reservations) + sum(1 + move.twins for move in self.moves)
+        return len(self.reservations) + len(self.cancelled) + sum(1 + move.twins for move in self.moves)
 
 
 def _transfer_workloads(reservations: int, moves: int) -> st.SearchStrategy[TransferWorkload]:
     reservation = st.tuples(st.integers(0, 1), st.integers(1, 4))
     move = st.builds(Move, ref=st.integers(0, 7), twins=st.booleans(), restart=st.sampled_from((False, False, True)))
     return st.builds(TransferWorkload, reservations=st.lists(reservation, min_size=1, max_size=reservations).map(tuple),
-                     moves=st.lists(move, min_size=1, max_size=moves).map(tuple))
+                     moves=st.lists(move, min_size=1, max_size=moves).map(tuple),
+                     cancelled=st.lists(st.integers(0, 7), max_size=1).map(tuple))  # shrinks to none
 
 
 transfer_workloads = _transfer_workloads(4, 3)  # shrinks towards one reservation, one plain move
@@ -67,13 +71,15 @@ large_transfer_workloads = _transfer_workloads(8, 8)
 
 @dataclass
 class Booked:
-    """A reservation of the workload and the Worker's answer (`code` None: none)."""
+    """A reservation of the workload and the Worker's answer (`code` None: none); `cancelled`: the code its person's
+    cancel got, if the workload cancels it before the transfers."""
 
     rid: str
     workshop: str
     seats: int
     code: int | None = None
     answer: dict[str, Any] = field(default_factory=dict)
+    cancelled: int | None = None
 
 
 @dataclass
@@ -132,6 +138,15 @@ async def _book(base_url: str, booked: list[Booked]) -> None:
         one.code, one.answer = code, answer
 
 
+async def _cancel(base_url: str, booked: list[Booked]) -> None:
+    async with _client(base_url, len(booked)) as client:
+        for one in booked:
+            try:
+                one.cancelled = (await client.delete(reservation_path(one.workshop, one.rid))).status_code
+            except httpx.HTTPError:
+                one.cancelled = 0
+
+
 async def _send_transfers(base_url: str, transfers: list[Transfer]) -> None:
     sends = [transfer for transfer in transfers for _ in range(1 + transfer.twins)]
     async with _client(base_url, len(sends)) as client:
@@ -162,6 +177,15 @@ def run_transfer_trial(workload: TransferWorkload, base_url: Callable[[], str], 
         trial.failure = Failure("crash", Message(key, {"rid": unanswered.rid, "code": unanswered.code,
                                                        "seconds": REQUEST_TIMEOUT}), 1)
         return trial
+    cancelled = list({id(one): one for one in (trial.booked[n % len(trial.booked)]
+                                                  for n in workload.cancelled)}.values())
+    if cancelled:
+        run_to_completion(partial(_cancel, base_url(), cancelled))
+        wrong = next((one for one in cancelled if one.cancelled not in (200, 409)), None)
+        if wrong is not None:  # the cancel exercise's solution, given: 200, or 409 for a rejected reservation
+            trial.failure = Failure("crash", Message("exercises.no_cancel_decision", {
+                "rid": wrong.rid, "code": wrong.cancelled}), 1)
+            return trial
     before = read_statuses(base_url(), workshops)
     if isinstance(before, Failure):
         trial.failure = before
@@ -209,15 +233,17 @@ def judge_transfers(trial: TransferTrial, base_url: str, workshops: list[str],
     places = _places(base_url, {transfer.booked.rid: transfer.booked for transfer in trial.transfers})
     if isinstance(places, Failure):
         return places
-    for transfer in trial.transfers:  # every answer, a twin's and a retry's too
-        moved = places[transfer.booked.rid]
+    for transfer in trial.transfers:  # every answer, a twin's and a retry's too; a reservation its person cancelled
+        # cannot move (cancelled, but not moved)
+        moved = places[transfer.booked.rid] and transfer.booked.cancelled is None
         wrong = next(((code, answer) for code, answer in transfer.answers
                       if code is not None and (code == 200) != moved), None)
         if wrong is not None:
             return Failure("transfer_answer", Message("exercises.class_transfer_answer", {
                 "transfer": transfer.transfer_id, "answer": shown_answer(*wrong),
                 "rid": transfer.booked.rid, "source": transfer.booked.workshop,
-                "state": Message("exercises.state_moved" if moved else "exercises.state_held")}), 2)
+                "state": Message("exercises.state_cancelled" if transfer.booked.cancelled is not None else
+                                 "exercises.state_moved" if moved else "exercises.state_held")}), 2)
     for workshop in workshops:
         reserved, held = after[workshop].get("reserved"), after[workshop].get("acceptedSeats")
         if reserved != held:
