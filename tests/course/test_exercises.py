@@ -112,7 +112,7 @@ def test_a_failed_grade_shows_the_smallest_workload_in_the_learners_language(
     every answer) and the checker's words, no English line."""
     session = lab.start(language, tmp_path / "run")
     write_lab_file(session.run, f"exercises/{name}.js", cell_text(f"exercises/{name}.js"))
-    result = lab.grade(name, seed=seed, workloads=10)
+    result = lab.grade(name, seed=seed, workloads=10, seconds=8)  # the transfer's shrinking restarts: bounded
     assert not result.passed and result.failure is not None and result.failure.kind == kind
     shown = capsys.readouterr().out
     assert shown.startswith(message("exercises.grade_failed", language, name=name, number=exercise_number(name),
