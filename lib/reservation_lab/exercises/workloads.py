@@ -66,8 +66,12 @@ class Workload:
         return sum(round_.restart for round_ in self.rounds)
 
 
-def _workloads(kinds: tuple[str, ...], max_rounds: int = MAX_ROUNDS, workshops: int = WORKSHOPS,
-               persons: int = 1, max_requests: int = MAX_REQUESTS, large: bool = False) -> st.SearchStrategy[Workload]:
+def _workloads(kinds: tuple[str, ...], workshops: int = WORKSHOPS, persons: int = 1, extra_round: bool = False,
+               large: bool = False) -> st.SearchStrategy[Workload]:
+    """Workloads of `kinds` over `workshops`; `large` picks the large bounds (at least two rounds of six requests),
+    `extra_round` one round more than the small bound (the cancel exercise's reserve, cancel, replay)."""
+    max_rounds = LARGE_ROUNDS if large else MAX_ROUNDS + extra_round
+    max_requests = LARGE_REQUESTS if large else MAX_REQUESTS
     requests = st.builds(Request, kind=st.sampled_from(kinds), workshop=st.integers(0, workshops - 1),
                          seats=st.integers(1, 4), ref=st.integers(0, 7),
                          person=st.integers(0, persons - 1) if persons > 1 else st.just(0))  # just: no draw, the
@@ -82,9 +86,8 @@ def _workloads(kinds: tuple[str, ...], max_rounds: int = MAX_ROUNDS, workshops: 
 workloads = _workloads(KINDS)
 # Cancels meet what they cancel in one workshop (isolation is the other workloads' concern), over three rounds:
 # reserve, cancel, then replay the reserve or cancel again.
-cancel_workloads = _workloads(KINDS + CANCEL_KINDS, MAX_ROUNDS + 1, workshops=1)
+cancel_workloads = _workloads(KINDS + CANCEL_KINDS, workshops=1, extra_round=True)
 person_workloads = _workloads(KINDS, persons=PERSONS)
-large_workloads = _workloads(KINDS, LARGE_ROUNDS, LARGE_WORKSHOPS, max_requests=LARGE_REQUESTS, large=True)
-large_cancel_workloads = _workloads(KINDS + CANCEL_KINDS, LARGE_ROUNDS, workshops=1, max_requests=LARGE_REQUESTS,
-                                    large=True)
-large_person_workloads = _workloads(KINDS, LARGE_ROUNDS, persons=PERSONS, max_requests=LARGE_REQUESTS, large=True)
+large_workloads = _workloads(KINDS, LARGE_WORKSHOPS, large=True)
+large_cancel_workloads = _workloads(KINDS + CANCEL_KINDS, workshops=1, large=True)
+large_person_workloads = _workloads(KINDS, persons=PERSONS, large=True)
