@@ -94,11 +94,12 @@ def test_the_file_cell_writes_the_stub_into_the_run(tmp_path: Path) -> None:
         assert path == session.run.root / target and path.read_text() == exercise(name).stub()
 
 
-# which workload fails the transfer stub first depends on timing (twins that both book, or a restart whose retry
-# books again): its table's headings are asserted, not its rows
-FAILED_GRADES = [("pt", "guard", 1, "overbooking", lambda shown: message("exercises.round", "pt", round=1) in shown
+# which workload fails the transfer stub first depends on timing (twins that both book, twins of which the second is
+# refused after the first moved it, or a restart whose retry books again), and a search of 8 s on a loaded machine
+# may stop before it shrinks to the smallest: its classes and its table's headings are asserted, not its rows
+FAILED_GRADES = [("pt", "guard", 1, ("overbooking",), lambda shown: message("exercises.round", "pt", round=1) in shown
                   and message("exercises.why", "pt") in shown and '"reserved": 5' in shown),
-                 ("es", "transfer", 0, "seats_not_conserved",
+                 ("es", "transfer", 0, ("seats_not_conserved", "transfer_answer"),
                   lambda shown: message("exercises.transfers_round", "es") in shown
                   and message("exercises.transfer_answers", "es", answers="").strip() in shown)]
 
@@ -106,14 +107,14 @@ FAILED_GRADES = [("pt", "guard", 1, "overbooking", lambda shown: message("exerci
 @pytest.mark.parametrize(("language", "name", "seed", "kind", "table"), FAILED_GRADES,
                          ids=[name for _, name, *_ in FAILED_GRADES])
 def test_a_failed_grade_shows_the_smallest_workload_in_the_learners_language(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], language: str, name: str, seed: int, kind: str,
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], language: str, name: str, seed: int, kind: tuple[str, ...],
         table) -> None:
     """A stub's grade: its class, the smallest workload's table (the transfer's: its reservations, each transfer and
     every answer) and the checker's words, no English line."""
     session = lab.start(language, tmp_path / "run")
     write_lab_file(session.run, f"exercises/{name}.js", cell_text(f"exercises/{name}.js"))
     result = lab.grade(name, seed=seed, workloads=10, seconds=8)  # the transfer's shrinking restarts: bounded
-    assert not result.passed and result.failure is not None and result.failure.kind == kind
+    assert not result.passed and result.failure is not None and result.failure.kind in kind
     shown = capsys.readouterr().out
     assert shown.startswith(message("exercises.grade_failed", language, name=name, number=exercise_number(name),
                                     problem=result.failure.message))

@@ -45,3 +45,22 @@ def test_an_armed_transfer_restarts_once_and_its_call_waits_for_the_restart(tmp_
         raise AssertionError("the hook still answers after close()")
     except httpx.TransportError:
         pass
+
+
+def test_a_restart_that_fails_is_raised_by_settle_not_lost_on_the_hooks_thread() -> None:
+    """A grade must not go on against a server that did not come back: what the restart raised reaches the grader."""
+    def restart() -> None:
+        raise RuntimeError("the server did not start")
+
+    hook = BetweenSteps(restart)
+    try:
+        hook.arm({"t-1"})
+        assert httpx.get(hook.url, params={"transfer": "t-1"}, trust_env=False, timeout=10).status_code == 204
+        try:
+            hook.settle()
+            raise AssertionError("settle() did not raise the restart's error")
+        except RuntimeError as error:
+            assert str(error) == "the server did not start"
+        assert hook.settle() == 0  # raised once
+    finally:
+        hook.close()

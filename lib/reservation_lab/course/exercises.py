@@ -171,7 +171,8 @@ def _transfer_lines(trial: TransferTrial, language: str) -> list[str]:
     lines.append(message("exercises.transfers_round", language))
     for transfer in trial.transfers:
         extra = "".join(message(f"exercises.transfer_{what}", language)
-                        for what, on in (("twins", transfer.twins), ("restart", transfer.restart)) if on)
+                        for what, on in (("twins", transfer.twins), ("restart", transfer.restart),
+                                         ("later", transfer.later)) if on)
         lines.append("  " + message("exercises.transfer_line", language, transfer=transfer.transfer_id,
                                     rid=transfer.booked.rid, seats=transfer.booked.seats,
                                     source=transfer.booked.workshop, target=transfer.target, extra=extra))

@@ -14,6 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from reservation_lab.errors import LabError
+
 SETTLE_SECONDS = 120.0  # a restart of wrangler dev on a loaded machine, with room to spare
 
 
@@ -26,7 +28,8 @@ class BetweenSteps:
         self._armed: set[str] = set()
         self._restarts: list[threading.Thread] = []  # begun since the last settle()
         self._current: threading.Thread | None = None  # the last restart begun
-        self.calls: list[str] = []  # the transferIds that reached the hook, in order
+        self._failed: BaseException | None = None  # what a restart raised, for settle() to raise
+        self.calls: list[str] = []  # the transferIds that reached the hook in this trial, in order
         hook = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -55,17 +58,32 @@ class BetweenSteps:
             self._armed = set(transfer_ids)
 
     def settle(self) -> int:
-        """Wait for the restarts begun since the last settle() to end; how many there were."""
+        """Wait for the restarts begun since the last settle() to end; how many there were. A restart that failed,
+        or did not end within SETTLE_SECONDS, raises here: the grade must not go on against a dead server."""
         with self._lock:
             begun, self._restarts = self._restarts, []
         for thread in begun:
             thread.join(SETTLE_SECONDS)
+            if thread.is_alive():
+                raise LabError("exercises.restart_hung", seconds=round(SETTLE_SECONDS))
+        with self._lock:
+            failed, self._failed = self._failed, None
+        if failed is not None:
+            raise failed
         return len(begun)
 
     def reset(self) -> None:
-        """Forget the armed transfers that did not reach the hook (a trial's end)."""
+        """Forget the armed transfers that did not reach the hook, and the calls (a trial's end)."""
         with self._lock:
             self._armed = set()
+            self.calls = []
+
+    def _restart_once(self) -> None:
+        try:
+            self._restart()
+        except BaseException as error:  # noqa: BLE001 - kept for settle(), which raises it on the grader's thread
+            with self._lock:
+                self._failed = error
 
     def _called(self, transfer_id: str, handler: BaseHTTPRequestHandler) -> None:
         with self._lock:
@@ -73,7 +91,8 @@ class BetweenSteps:
             crash = transfer_id in self._armed
             self._armed.discard(transfer_id)
             if crash and (self._current is None or not self._current.is_alive()):
-                self._current = threading.Thread(target=self._restart, name=f"restart-{transfer_id}", daemon=True)
+                self._current = threading.Thread(target=self._restart_once, name=f"restart-{transfer_id}",
+                                                 daemon=True)
                 self._restarts.append(self._current)
                 self._current.start()
             # an armed transfer that arrives during a restart ends with that one (one restart at a time)
@@ -87,7 +106,9 @@ class BetweenSteps:
             pass
 
     def close(self) -> None:
-        self.settle()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(10)
+        try:
+            self.settle()
+        finally:
+            self._server.shutdown()
+            self._server.server_close()
+            self._thread.join(10)

@@ -92,10 +92,10 @@ FINAL_CLIENT = ClientWorkload((Call(2, (STALL, "gateway_error")), Call(1, ("dupl
 # The transfer exercise, after the search: two reservations in a and two in b, all fitting, the last one cancelled by
 # its person; r1 moved to b with a restart between the steps (so the retry finds the first step done), r1 moved
 # again by another transfer, r2 sent twice at once, r3 moved the other way: every one of these must end moved; r4,
-# cancelled, must not move.
+# cancelled, must not move; once all are answered, r1 moved once more: it has moved, and says so.
 FINAL_TRANSFERS = TransferWorkload(((0, 2), (0, 1), (1, 1), (1, 1)),
-                                   (Move(0, restart=True), Move(0), Move(1, twins=True), Move(2), Move(3)),
-                                   cancelled=(3,))
+                                   (Move(0, restart=True), Move(0), Move(1, twins=True), Move(2), Move(3),
+                                    Move(0, later=True)), cancelled=(3,))
 # What the search draws from (small, large) and the final workload, by what the exercise's Worker takes.
 SEARCHES = {"reservations": (workloads, large_workloads, FINAL),
             "cancels": (cancel_workloads, large_cancel_workloads, FINAL_CANCELS),
@@ -332,11 +332,12 @@ class Grader:
 
     def close(self) -> None:
         """Stop the server (proven gone); the next grade starts a new one."""
-        if self.reloading is not None:
-            self.reloading.close()
-        if self.hook is not None:
+        if self.hook is not None:  # first: a restart it began would start a server after the one stopped below
+            self.hook.reset()
             self.hook.close()
             self.hook = None
+        if self.reloading is not None:
+            self.reloading.close()
 
 
 def _size(workload: Workload | ClientWorkload | TransferWorkload) -> tuple[int, int]:

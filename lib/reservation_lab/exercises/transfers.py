@@ -1,5 +1,5 @@
 """The transfer exercise's workloads and trial: reservations in two workshops (one of them perhaps cancelled by its
-person), then transfers between them at once,
+person), then transfers between them at once (and perhaps more once those are answered),
 some sent twice, some of the same reservation, some with the server restarted between their two steps; every
 transfer without an answer is sent again under its transferId until it gets one. Then what must hold across the two
 objects, which no transaction spans: the seats the two workshops hold together are what they were (a transfer
@@ -24,19 +24,21 @@ from reservation_lab.exercises.judge import REQUEST_TIMEOUT, Failure, read_statu
 from reservation_lab.i18n import Message
 
 TRANSFERS_PATH = "/transfers"
-ATTEMPTS = 4  # sends of one transferId, each after a restart that took the answers of the one before
-TRANSFER_CODES = (200, 404, 409)  # moved; an unknown reservation; not held, not accepted or no room
+TRANSFER_CODES = (200, 409)  # moved; not held, not accepted or no room (every transfer names a known reservation)
+MOVED = "moved"  # the status of a 200
 
 
 @dataclass(frozen=True)
 class Move:
     """One transfer of a workload: the reservation it moves (`ref`, an index into the workload's reservations),
     to the other workshop; `twins`: sent twice at the same moment under one transferId; `restart`: the server
-    restarts when it first reaches betweenSteps()."""
+    restarts when it first reaches betweenSteps(); `later`: sent once the others are answered (a transfer of a
+    reservation another one has already moved)."""
 
     ref: int
     twins: bool = False
     restart: bool = False
+    later: bool = False
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,8 @@ class TransferWorkload:
 
 def _transfer_workloads(reservations: int, moves: int) -> st.SearchStrategy[TransferWorkload]:
     reservation = st.tuples(st.integers(0, 1), st.integers(1, 4))
-    move = st.builds(Move, ref=st.integers(0, 7), twins=st.booleans(), restart=st.sampled_from((False, False, True)))
+    move = st.builds(Move, ref=st.integers(0, 7), twins=st.booleans(), restart=st.sampled_from((False, False, True)),
+                     later=st.sampled_from((False, False, True)))
     return st.builds(TransferWorkload, reservations=st.lists(reservation, min_size=1, max_size=reservations).map(tuple),
                      moves=st.lists(move, min_size=1, max_size=moves).map(tuple),
                      cancelled=st.lists(st.integers(0, 7), max_size=1).map(tuple))  # shrinks to none
@@ -91,6 +94,7 @@ class Transfer:
     target: str
     twins: bool
     restart: bool
+    later: bool = False
     answers: list[tuple[int | None, dict[str, Any]]] = field(default_factory=list)
 
     @property
@@ -162,10 +166,9 @@ def _client(base_url: str, sends: int) -> httpx.AsyncClient:
 
 def run_transfer_trial(workload: TransferWorkload, base_url: Callable[[], str], prefix: str,
                        hook: BetweenSteps) -> TransferTrial:
-    """Book the workload's reservations in `<prefix>-a` and `<prefix>-b`, then send its transfers at once (the
-    restarting ones armed on `hook`), send each one a restart left unanswered again until it is answered, and
-    judge the result.
-    `base_url()` is the grading server's URL now (a restart may change it)."""
+    """Book the workload's reservations in `<prefix>-a` and `<prefix>-b` (and cancel the ones its person cancels),
+    send its transfers at once, then its later ones, each group until every transfer is answered, and judge the
+    result. `base_url()` is the grading server's URL now (a restart may change it)."""
     trial = TransferTrial(workload)
     workshops = [f"{prefix}-a", f"{prefix}-b"]
     trial.booked = [Booked(f"r{n}-1", workshops[side], seats)
@@ -193,46 +196,73 @@ def run_transfer_trial(workload: TransferWorkload, base_url: Callable[[], str], 
     for n, move in enumerate(workload.moves, 1):
         booked = trial.booked[move.ref % len(trial.booked)]
         target = workshops[1 - workshops.index(booked.workshop)]
-        trial.transfers.append(Transfer(f"{prefix}-t{n}", booked, target, move.twins, move.restart))
-    hook.arm({transfer.transfer_id for transfer in trial.transfers if transfer.restart})
+        trial.transfers.append(Transfer(f"{prefix}-t{n}", booked, target, move.twins, move.restart, move.later))
     try:
-        pending = trial.transfers
-        for _ in range(ATTEMPTS):
-            run_to_completion(partial(_send_transfers, base_url(), pending))
-            restarted = hook.settle()
-            trial.restarts += restarted
-            pending = [transfer for transfer in pending if transfer.answered is None]
-            if not pending or not restarted:  # no restart took their answers: the Worker itself gave none
-                break
+        for later in (False, True):
+            _send_to_completion([t for t in trial.transfers if t.later == later], base_url, hook, trial)
     finally:
         hook.reset()
+        trial.restarts += hook.settle()  # none left running when the trial ends
     trial.failure = judge_transfers(trial, base_url(), workshops, before)
     return trial
 
 
+def _send_to_completion(transfers: list[Transfer], base_url: Callable[[], str], hook: BetweenSteps,
+                        trial: TransferTrial) -> None:
+    """Send `transfers` at once (the restarting ones armed on `hook`) and each one a restart left unanswered again.
+    A restart takes every answer in flight, and an armed transfer it took restarts on its retry: at most one restart
+    per armed transfer, so as many sends again and one more."""
+    armed = {transfer.transfer_id for transfer in transfers if transfer.restart}
+    hook.arm(armed)
+    pending = transfers
+    for _ in range(len(armed) + 1):
+        if not pending:
+            return
+        run_to_completion(partial(_send_transfers, base_url(), pending))
+        restarted = hook.settle()
+        trial.restarts += restarted
+        pending = [transfer for transfer in pending if transfer.answered is None]
+        if not restarted:  # no restart took their answers: the Worker itself gave none
+            return
+
+
 def judge_transfers(trial: TransferTrial, base_url: str, workshops: list[str],
                     before: dict[str, dict[str, Any]]) -> Failure | None:
-    """The first of: a transfer without a decision, seats not conserved, an answer that says the wrong place, a
-    counter apart from its rows."""
+    """The first of: a transfer without a decision, seats not conserved (together, then in each workshop: the seats
+    of the reservations that left it and arrived in it), an answer that says the wrong place, a counter apart from
+    its rows."""
     for transfer in trial.transfers:
-        answered = transfer.answered
-        if answered is None:
+        for code, answer in transfer.answers:
+            if code is not None and (code not in TRANSFER_CODES or (code == 200 and answer.get("status") != MOVED)):
+                return Failure("crash", Message("exercises.no_transfer_decision", {
+                    "transfer": transfer.transfer_id, "code": code}), 2)
+        if transfer.answered is None:
             return Failure("crash", Message("exercises.transfer_no_answer", {
                 "transfer": transfer.transfer_id, "attempts": len(transfer.answers)}), 2)
-        if answered[0] not in TRANSFER_CODES:
-            return Failure("crash", Message("exercises.no_transfer_decision", {
-                "transfer": transfer.transfer_id, "code": answered[0]}), 2)
     after = read_statuses(base_url, workshops)
     if isinstance(after, Failure):
         return after
+    unreadable = next((w for w in workshops for status in (before[w], after[w])
+                       if type(status.get("reserved")) is not int), None)
+    if unreadable is not None:
+        return Failure("crash", Message("exercises.status_unreadable", {"workshop": unreadable}), 2)
     held_before = sum(before[w]["reserved"] for w in workshops)
-    held_after = sum(after[w].get("reserved", 0) for w in workshops)
+    held_after = sum(after[w]["reserved"] for w in workshops)
     if held_after != held_before:
         return Failure("seats_not_conserved", Message("exercises.class_seats_not_conserved", {
             "source": workshops[0], "target": workshops[1], "before": held_before, "after": held_after}), 2)
     places = _places(base_url, {transfer.booked.rid: transfer.booked for transfer in trial.transfers})
     if isinstance(places, Failure):
         return places
+    for workshop in workshops:  # each reservation that left a workshop arrived in the other one
+        moved = {transfer.booked.rid: transfer for transfer in trial.transfers
+                 if places[transfer.booked.rid] and transfer.booked.cancelled is None}.values()
+        expected = (before[workshop]["reserved"]
+                    - sum(t.booked.seats for t in moved if t.booked.workshop == workshop)
+                    + sum(t.booked.seats for t in moved if t.target == workshop))
+        if after[workshop]["reserved"] != expected:
+            return Failure("seats_not_conserved", Message("exercises.class_seats_misplaced", {
+                "workshop": workshop, "reserved": after[workshop]["reserved"], "expected": expected}), 2)
     for transfer in trial.transfers:  # every answer, a twin's and a retry's too; a reservation its person cancelled
         # cannot move (cancelled, but not moved)
         moved = places[transfer.booked.rid] and transfer.booked.cancelled is None
@@ -245,7 +275,7 @@ def judge_transfers(trial: TransferTrial, base_url: str, workshops: list[str],
                 "state": Message("exercises.state_cancelled" if transfer.booked.cancelled is not None else
                                  "exercises.state_moved" if moved else "exercises.state_held")}), 2)
     for workshop in workshops:
-        reserved, held = after[workshop].get("reserved"), after[workshop].get("acceptedSeats")
+        reserved, held = after[workshop]["reserved"], after[workshop].get("acceptedSeats")
         if reserved != held:
             return Failure("transfer_counter", Message("exercises.class_transfer_counter", {
                 "workshop": workshop, "reserved": reserved, "held": held}), 2)
