@@ -109,7 +109,9 @@ def test_the_stub_fails_with_its_class_and_the_smallest_counterexample(grader: G
     notebooks show its smallest workload (one reservation, then a restart)."""
     shrink = name != "init"
     grade = grader.grade(exercise(name), exercise(name).stub(), seed=1, examples=30, budget=UNBOUNDED, shrink=shrink)
-    assert_failed(grade, exercise(name).breaks)
+    # naive: when more than two requests fall into one await, the lost updates also accept more seats than there are,
+    # and overbooking is the headline (a fresh-clone run shrank to 9 seats accepted of 4)
+    assert_failed(grade, [exercise(name).breaks, "overbooking"] if name == "naive" else exercise(name).breaks)
     assert grade.smallest is not None
     if exercise(name).client or exercise(name).transfers:
         assert grade.smallest.workload == SMALLEST[name]
