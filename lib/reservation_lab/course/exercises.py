@@ -109,12 +109,16 @@ def _sentence(text: str) -> str:
 
 def _rows(sent: list[Sent], language: str) -> list[str]:
     """The requests of one round as an aligned table: requestId, workshop, seats, kind, HTTP, answer."""
-    head = [message(f"exercises.column_{key}", language)
-            for key in ("request", "workshop", "seats", "kind", "http", "answer")]
-    rows = [[one.request_id, one.workshop, str(one.seats) if one.valid and not one.cancels else "–",
-             message(f"exercises.kind_{one.kind}", language) + (f" ({one.person})" if one.person else ""),
-             str(one.code) if one.code is not None else "–",
-             _answer(one, language)] for one in sent]
+    return _table(("request", "workshop", "seats", "kind", "http", "answer"),
+                  [[one.request_id, one.workshop, str(one.seats) if one.valid and not one.cancels else "–",
+                    message(f"exercises.kind_{one.kind}", language) + (f" ({one.person})" if one.person else ""),
+                    str(one.code) if one.code is not None else "–",
+                    _answer(one, language)] for one in sent], language)
+
+
+def _table(columns: tuple[str, ...], rows: list[list[str]], language: str) -> list[str]:
+    """Rows under the catalog's column headings, each column as wide as its widest cell (the last one free)."""
+    head = [message(f"exercises.column_{key}", language) for key in columns]
     widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head) - 1)]
     return ["  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])
             for row in [head, *rows]]
@@ -125,8 +129,7 @@ def _answer(one: Sent, language: str) -> str:
     sent = "" if one.valid else f"{one.body} → "
     if one.code is None:
         return sent + message("exercises.no_answer_short", language)
-    keys = ("status", "reserved", "replayed", "error")
-    return sent + json.dumps({key: one.answer[key] for key in keys if key in one.answer}, ensure_ascii=False)
+    return sent + _answer_fields(one.answer)
 
 
 def _client_lines(trial: ClientTrial, language: str) -> list[str]:
@@ -160,12 +163,10 @@ def _transfer_lines(trial: TransferTrial, language: str) -> list[str]:
     """A transfer trial: its reservations and their answers, then each transfer, what it was sent as and its answers."""
     from reservation_lab.exercises.transfers import shown_answer
 
-    booked = [[one.rid, one.workshop, str(one.seats), str(one.code) if one.code is not None else "–",
-               _answer_fields(one.answer)] for one in trial.booked]
-    head = [message(f"exercises.column_{key}", language) for key in ("request", "workshop", "seats", "http", "answer")]
-    widths = [max(len(row[i]) for row in [head, *booked]) for i in range(len(head) - 1)]
-    lines = ["  " + "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])
-             for row in [head, *booked]]
+    lines = ["  " + row for row in _table(
+        ("request", "workshop", "seats", "http", "answer"),
+        [[one.rid, one.workshop, str(one.seats), str(one.code) if one.code is not None else "–",
+          _answer_fields(one.answer)] for one in trial.booked], language)]
     lines.extend("  " + message("exercises.transfer_cancelled", language, rid=one.rid, code=one.cancelled)
                  for one in trial.booked if one.cancelled is not None)
     lines.append(message("exercises.transfers_round", language))
@@ -183,6 +184,7 @@ def _transfer_lines(trial: TransferTrial, language: str) -> list[str]:
 
 
 def _answer_fields(answer: dict[str, object]) -> str:
+    """An answer's decision fields, as JSON."""
     return json.dumps({key: answer[key] for key in ("status", "reserved", "replayed", "error") if key in answer},
                       ensure_ascii=False)
 
