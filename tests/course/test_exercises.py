@@ -146,3 +146,26 @@ def test_the_committed_notebook_shows_no_hint(language: str) -> None:
     hint_cells = {cell.id: cell for cell in notebook.cells if cell.id.startswith("hint-")}
     assert set(hint_cells) == {f"hint-{name}" for name in exercises()}
     assert all(cell.source.endswith(", 0)") and cell.get("outputs") == [] for cell in hint_cells.values())
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_failed_check_is_shown_in_the_learners_language(language: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The naive exercise's failed-check class: the request whose check failed is named as such in the table, and
+    the sentence says what the Worker answered; no English line."""
+    from reservation_lab.course.exercises import show_grade
+    from reservation_lab.exercises.grader import Grade
+    from reservation_lab.exercises.judge import Failure, Sent, Trial
+    from reservation_lab.exercises.workloads import Request, Round, Workload
+    from reservation_lab.i18n import Message
+
+    workload = Workload((Round((Request("check_fails", 0, 1), Request("new", 0, 2))),))
+    sent = [Sent(1, "t1-0", "r1-1", 1, "check_fails", '{"requestId": "r1-1", "seats": 1}', 201,
+                 {"status": "accepted", "reserved": 1, "replayed": False}),
+            Sent(1, "t1-0", "r1-2", 2, "new", '{"requestId": "r1-2", "seats": 2}', 201,
+                 {"status": "accepted", "reserved": 3, "replayed": False})]
+    failure = Failure("failed_check", Message("exercises.class_failed_check_answer", {"rid": "r1-1", "code": 201}), 1)
+    show_grade(Grade("naive", 0, trials=3, requests=5, smallest=Trial(workload, sent, failure)), language)
+    shown = capsys.readouterr().out
+    assert message("exercises.kind_check_fails", language) in shown and "r1-1" in shown and "201" in shown
+    assert message("exercises.class_failed_check_answer", language, rid="r1-1", code=201) in shown
+    assert english_lines(shown) == [], shown

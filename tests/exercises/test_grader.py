@@ -163,3 +163,27 @@ def test_a_worker_that_does_not_build_is_a_failed_grade_with_a_sentence(tmp_path
     grade = grader.grade(exercise("guard"), exercise("guard").solution().replace("reserve(requestId", "reserve(("))
     assert grade.failure is not None and grade.failure.kind == "does_not_start"
     assert grader.server is None
+
+
+def test_a_failed_check_changes_nothing_and_its_retry_decides_anew(grader: Grader) -> None:
+    """The naive reference on the real runtime, through the grader's check service: the request whose check fails
+    is answered 503 check_failed and leaves the status as it was; its retry in the next round is a new decision (not
+    a replay); the judge finds nothing wrong. The stub, which reads before the same check, is just as clean there:
+    a failed check is not what it gets wrong."""
+    from reservation_lab.exercises.judge import read_statuses, run_trial
+    from reservation_lab.exercises.workloads import Workload
+
+    workload = Workload((Round((Request("check_fails", 0, 2),)),
+                         Round((Request("replay", 0, 2, ref=0),))))
+    for prefix, source in (("failed-check-solution", exercise("naive").solution()),
+                           ("failed-check-stub", exercise("naive").stub())):
+        grader.serve(source)
+        assert grader.check is not None
+        trial = run_trial(workload, grader.base_url, prefix, grader.reload, check=grader.check)
+        assert trial.failure is None, trial.failure
+        first, retry = trial.sent
+        assert (first.code, first.answer) == (503, {"error": "check_failed"})
+        assert retry.code == 201 and retry.answer["replayed"] is False and retry.answer["reserved"] == 2
+        status = read_statuses(grader.base_url, [f"{prefix}-0"])
+        assert isinstance(status, dict) and status[f"{prefix}-0"]["acceptedRequests"] == 1
+        assert status[f"{prefix}-0"]["rejectedRequests"] == 0

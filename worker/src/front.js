@@ -1,6 +1,9 @@
 // The front Worker shared by index.js and naive.js: it validates and routes, the Durable Object decides.
 import { MAX_BODY_BYTES, isValidReservation, parseWorkshopRoute } from "./validation.js";
 
+/** How an object's error starts when a service it awaits failed (front answers 503 check_failed). */
+export const CHECK_FAILED = "check_failed:";
+
 function json(data, status = 200, headers = {}) {
   return Response.json(data, { status, headers });
 }
@@ -46,7 +49,15 @@ async function handleReservation(request, env, workshop, logEvent) {
     return json({ error: "invalid_json" }, 400);
   }
   if (!isValidReservation(body)) return json({ error: "invalid_reservation" }, 400);
-  const result = await env.WORKSHOPS.getByName(workshop).reserve(body.requestId, body.seats);
+  let result;
+  try {
+    result = await env.WORKSHOPS.getByName(workshop).reserve(body.requestId, body.seats);
+  } catch (error) {
+    // A service the object awaits failed (the exercises' external check): nothing was decided, so the answer is
+    // 503 and a retry of the same requestId decides anew. Any other error is a bug and stays one.
+    if (String(error?.message).startsWith(CHECK_FAILED)) return json({ error: "check_failed" }, 503);
+    throw error;
+  }
   console.log(
     JSON.stringify({
       event: logEvent,

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import worker, { WorkshopReservations } from "../src/index.js";
 import cleanup from "../src/cleanup.js";
 import { CAPACITY, MAX_BODY_BYTES } from "../src/validation.js";
+import { CHECK_FAILED } from "../src/front.js";
 import { DurableObject, createState, createTestEnv } from "./do-harness.mjs";
 import { DurableObject as ImportedDurableObject } from "cloudflare:workers";
 
@@ -327,6 +328,35 @@ describe("reservations", () => {
     });
     assert.equal(res.status, 201);
     assert.equal(res.body.reserved, 1);
+  });
+});
+
+// ---------------------------------------------------------------------------
+
+describe("a service the object awaits fails", () => {
+  class CheckFails extends WorkshopReservations {
+    async reserve(requestId) {
+      throw new Error(`${CHECK_FAILED} ${requestId}`);
+    }
+  }
+  class Bug extends WorkshopReservations {
+    async reserve() {
+      throw new Error("a bug in reserve");
+    }
+  }
+
+  it("a failed check is 503 check_failed, as JSON, and records no attempt", async () => {
+    const env = createTestEnv(CheckFails);
+    const res = await reserve(env, "alpha", { requestId: "req-1", seats: 1 });
+    assert.equal(res.status, 503);
+    assertJson(res);
+    assert.deepEqual(res.body, { error: "check_failed" });
+    assert.deepEqual(attemptRows(env, "alpha"), []);
+  });
+
+  it("any other error of the object is not hidden behind a 503", async () => {
+    const env = createTestEnv(Bug);
+    await assert.rejects(reserve(env, "alpha", { requestId: "req-1", seats: 1 }), /a bug in reserve/);
   });
 });
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from reservation_lab.errors import LabError
@@ -47,10 +46,6 @@ class BetweenSteps:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}/"
-
-    def write_vars(self, folder: Path) -> None:
-        """Point the Worker of the run folder `folder` at this hook (wrangler dev reads .dev.vars at its start)."""
-        (folder / ".dev.vars").write_text(f"BETWEEN_STEPS={self.url}\n")
 
     def arm(self, transfer_ids: set[str]) -> None:
         """Restart the server when one of these transfers first reaches the hook."""

@@ -41,6 +41,7 @@ class Exercise:
     transfers: bool = False  # its Worker moves reservations between two objects (POST /transfers), graded with
     # restarts between a transfer's steps
     base: str = ""  # the exercise whose reference solution its stub edits (else the lab's index.js)
+    checks: bool = False  # its Worker awaits an external check that can fail (the grader fails some checks)
 
     @property
     def from_the_lab(self) -> bool:
@@ -98,7 +99,7 @@ def exercises() -> dict[str, Exercise]:
                            tuple(entry.get("keeps", ())), bool(entry.get("cancels", False)),
                            bool(entry.get("persons", False)), bool(entry.get("lacks", False)),
                            bool(entry.get("client", False)), bool(entry.get("transfers", False)),
-                           entry.get("base", ""))
+                           entry.get("base", ""), bool(entry.get("checks", False)))
             for name, entry in data.items()}
 
 

@@ -36,6 +36,7 @@ from reservation_lab.exercises.clients import (
     load_reserve,
     run_client_trial,
 )
+from reservation_lab.exercises.external_check import ExternalCheck
 from reservation_lab.exercises.judge import Failure, Trial, run_trial
 from reservation_lab.exercises.limits import BUDGET, EXAMPLES
 from reservation_lab.exercises.lossy import ENDLESS, STALL
@@ -52,7 +53,9 @@ from reservation_lab.exercises.workloads import (
     Round,
     Workload,
     cancel_workloads,
+    check_workloads,
     large_cancel_workloads,
+    large_check_workloads,
     large_person_workloads,
     large_workloads,
     person_workloads,
@@ -68,6 +71,11 @@ CAPACITY_LINE = "export const CAPACITY = {capacity};"  # in src/validation.js (d
 FINAL_CAPACITY = CAPACITY + 1  # the constant the final workload's real restart starts the Worker with
 FINAL = Workload((Round((Request("new", 0, 3), Request("new", 0, 2), Request("twins", 1, 1)), restart=True),
                   Round((Request("replay", 0, 1), Request("new", 1, 4)))))  # after the search: a real restart
+# A Worker whose external check can fail, after the search: the final workload with one check failing in round 1
+# (nothing may change) and retried in round 2 beside a new request for the same last seat.
+FINAL_CHECKS = Workload((Round((Request("new", 0, 3), Request("check_fails", 0, 1), Request("twins", 1, 1)),
+                               restart=True),
+                         Round((Request("replay", 0, 1, ref=1), Request("new", 1, 4), Request("new", 0, 1)))))
 # With cancellations, after the search: an accepted reservation, then a rejected one (each in a round of its own, so
 # whatever the arrival order, r1-1 holds 3 seats and r2-1 none), a real restart, twin cancels of the first beside a
 # cancel of the second, then the first replayed and cancelled once more.
@@ -98,6 +106,7 @@ FINAL_TRANSFERS = TransferWorkload(((0, 2), (0, 1), (1, 1), (1, 1)),
                                     Move(0, later=True)), cancelled=(3,))
 # What the search draws from (small, large) and the final workload, by what the exercise's Worker takes.
 SEARCHES = {"reservations": (workloads, large_workloads, FINAL),
+            "checks": (check_workloads, large_check_workloads, FINAL_CHECKS),
             "cancels": (cancel_workloads, large_cancel_workloads, FINAL_CANCELS),
             "persons": (person_workloads, large_person_workloads, FINAL_PERSONS),
             "transfers": (transfer_workloads, large_transfer_workloads, FINAL_TRANSFERS)}
@@ -149,6 +158,7 @@ class Grader:
         self.reloads = 0  # the in-server restarts reload() asked for (each marks the source anew)
         self.capacity = CAPACITY  # the constant in the grading folder's src/validation.js
         self.hook: BetweenSteps | None = None  # where a transfer Worker's betweenSteps() calls (and is restarted)
+        self.check: ExternalCheck | None = None  # the service the naive Worker's externalCheck() calls
 
     @property
     def server(self) -> DevServer | None:
@@ -175,7 +185,9 @@ class Grader:
         if self.reloading is None or self.reloading.server is None:
             folder = grading_folder(self.root, source)
             self.hook = self.hook or BetweenSteps(self._restart_between_steps)
-            self.hook.write_vars(folder.root)  # read once, at the server's start: every Worker may call it
+            self.check = self.check or ExternalCheck()
+            # read once, at the server's start: every Worker the server is given may call them
+            (folder.root / ".dev.vars").write_text(f"BETWEEN_STEPS={self.hook.url}\nEXTERNAL_CHECK={self.check.url}\n")
             self.reloading = ReloadingServer(folder, "grade", ctx=self.ctx)
             self.capacity = CAPACITY  # the lab's files, as grading_folder copied them
         elif self.capacity != CAPACITY:
@@ -285,7 +297,7 @@ class Grader:
     def _search(self, grade: Grade, deadline: float, examples: int, shrink: bool, exercise: Exercise,
                 large: bool = False) -> None:
         kind = ("cancels" if exercise.cancels else "persons" if exercise.persons else
-                "transfers" if exercise.transfers else "reservations")
+                "transfers" if exercise.transfers else "checks" if exercise.checks else "reservations")
         small, larger, last = SEARCHES[kind]
         strategy = larger if large else small
         if exercise.transfers:
@@ -295,12 +307,13 @@ class Grader:
 
             self._find(grade, deadline, examples, shrink, strategy, transfer_trial, last, transfer_trial)
             return
+        check = self.check if exercise.checks else None
         self._find(grade, deadline, examples, shrink, strategy,
                    lambda workload: run_trial(workload, self.base_url, f"t{next(self.names)}", self.reload,
-                                              exercise.cancels),
+                                              exercise.cancels, check),
                    last,  # passed the search: one more workload, with real restarts of the server
                    lambda workload: run_trial(workload, self.base_url, f"t{next(self.names)}",
-                                              self.restart_with_another_capacity, exercise.cancels))
+                                              self.restart_with_another_capacity, exercise.cancels, check))
 
     def _find(self, grade: Grade, deadline: float, examples: int, shrink: bool, strategy: Any,
               trial: Callable[[Any], Trial | ClientTrial | TransferTrial], last: Any,
@@ -336,6 +349,9 @@ class Grader:
             self.hook.reset()
             self.hook.close()
             self.hook = None
+        if self.check is not None:
+            self.check.close()
+            self.check = None
         if self.reloading is not None:
             self.reloading.close()
 

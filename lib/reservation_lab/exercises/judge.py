@@ -4,8 +4,9 @@ After every round each workshop's answers are judged by the serial-order checker
 (before and after the round, with the earlier rounds' answers as `prior`); a valid request must get 201/409, an
 invalid one 400; after a restart every durable status must be what it was before. A workload with cancellations
 (DELETE of one reservation: 200, or 404/409 for an unknown or rejected requestId) is judged by the search checker
-instead, over every round so far: the counter can go down, so only a serial order of all of them explains it. The
-first thing that does not hold is the trial's `Failure`, with a failure class the learner can act on.
+instead, over every round so far: the counter can go down, so only a serial order of all of them explains it. A
+request whose external check the grader failed must be answered 503 check_failed and change nothing. The first
+thing that does not hold is the trial's `Failure`, with a failure class the learner can act on.
 """
 
 from __future__ import annotations
@@ -33,7 +34,15 @@ from reservation_lab.domain.checker.search import (
 )
 from reservation_lab.domain.checker.search import Request as Decided
 from reservation_lab.domain.routes import reservation_path, reservations_path, status_path
-from reservation_lab.exercises.workloads import CANCEL_KINDS, INVALID_BODIES, PER_PERSON, TWIN_KINDS, Workload
+from reservation_lab.exercises.external_check import ExternalCheck
+from reservation_lab.exercises.workloads import (
+    CANCEL_KINDS,
+    CHECK_FAILS,
+    INVALID_BODIES,
+    PER_PERSON,
+    TWIN_KINDS,
+    Workload,
+)
 from reservation_lab.i18n import Message, quoted
 
 REQUEST_TIMEOUT = 15.0  # seconds: a Worker that does not answer within it has hung (5 s graded correct Workers as
@@ -131,13 +140,13 @@ def requests_of(workload: Workload, prefix: str) -> list[list[Sent]]:
                 first = known[request.ref % len(known)]
                 rid, seats = first.request_id, request.seats  # other seats, too: the first decision stands
             else:
-                kind, seats = ("twins" if kind == "twins" else "new"), request.seats
+                kind, seats = (kind if kind in ("twins", CHECK_FAILS) else "new"), request.seats
             person = f"p{request.person}" if workload.persons else ""
             body = json.dumps({"requestId": rid, "seats": seats, **({"person": person} if person else {})})
             sent.extend(Sent(number, workshop, rid, seats, kind, body, person=person)
                                 for _ in range(1 + (kind in TWIN_KINDS)))
         for one in sent:
-            if one.kind in ("new", "twins") and one not in earlier.get(one.workshop, []):
+            if one.kind in ("new", "twins", CHECK_FAILS) and one not in earlier.get(one.workshop, []):
                 earlier.setdefault(one.workshop, []).append(one)
         rounds.append(sent)
     return rounds
@@ -260,10 +269,11 @@ def _status(client: httpx.Client, workshop: str, attempts: int = STATUS_ATTEMPTS
 
 
 def run_trial(workload: Workload, base_url: str, prefix: str, restart: Callable[[], str],
-              cancels: bool = False) -> Trial:
+              cancels: bool = False, check: ExternalCheck | None = None) -> Trial:
     """Send the workload's rounds to `base_url` (workshops `<prefix>-<n>`), judge each; `restart()` restarts the
     server on the same state and returns its new base URL. `cancels`: the Worker takes cancellations (every
-    workload of its exercise is judged by the search checker, also one that shrank to no cancel)."""
+    workload of its exercise is judged by the search checker, also one that shrank to no cancel). `check`: the
+    service the Worker's external check calls; each round, the first check of its `check_fails` requests fails."""
     trial = Trial(workload)
     workshops = [f"{prefix}-{n}" for n in range(max(r.workshop for rd in workload.rounds for r in rd.requests) + 1)]
     before = read_statuses(base_url, workshops)
@@ -274,12 +284,15 @@ def run_trial(workload: Workload, base_url: str, prefix: str, restart: Callable[
     start, per_person = before, PER_PERSON if workload.persons else None
     searched = cancels or per_person is not None
     for number, (round_, sent) in enumerate(zip(workload.rounds, requests_of(workload, prefix), strict=True), 1):
+        if check is not None:
+            check.fail_first({one.request_id for one in sent if one.kind == CHECK_FAILS})
         run_to_completion(partial(_send_round, base_url, sent))
         trial.sent.extend(sent)
+        failed = check.take_failed() if check is not None else set()
         if searched:
             failure, after = _judge_rounds(base_url, workshops, trial.sent, number, start, cancels, per_person)
         else:
-            failure, after = _judge_round(base_url, workshops, sent, number, before, prior)
+            failure, after = _judge_round(base_url, workshops, sent, number, before, prior, failed)
         if failure is None and round_.restart:
             base_url = restart()
             failure = _judge_restart(base_url, workshops, after, number)
@@ -292,16 +305,24 @@ def run_trial(workload: Workload, base_url: str, prefix: str, restart: Callable[
 
 
 def _judge_round(base_url: str, workshops: list[str], sent: list[Sent], number: int,
-                 before: dict[str, dict[str, Any]], prior: dict[str, list[dict[str, Any]]]
-                 ) -> tuple[Failure | None, dict[str, dict[str, Any]]]:
-    failure = _answers_failure(sent, number)
+                 before: dict[str, dict[str, Any]], prior: dict[str, list[dict[str, Any]]],
+                 failed: set[str] | frozenset[str] = frozenset()) -> tuple[Failure | None, dict[str, dict[str, Any]]]:
+    """One round, judged by the serial-order checker; a request whose external check failed (`failed`) must be
+    answered 503 check_failed and change nothing: it is left out of the history (a later replay is its retry)."""
+    unchecked = [one for one in sent if one.request_id in failed and one.valid]
+    decided = [one for one in sent if one not in unchecked]
+    failure = _unchecked_failure(unchecked, number) or _answers_failure(decided, number)
     after = read_statuses(base_url, workshops)
     if isinstance(after, Failure):
         return failure or after, before
     if failure is not None:
         return failure, after
     for workshop in workshops:
-        answers = [one.response() for one in sent if one.valid and one.workshop == workshop]
+        answers = [one.response() for one in decided if one.valid and one.workshop == workshop]
+        if any(one.workshop == workshop for one in unchecked) and _spent_unchecked(answers, before[workshop],
+                                                                                   after[workshop]):
+            return Failure("failed_check", Message("exercises.class_failed_check", {"workshop": workshop}),
+                           number), after
         check = check_history(answers, before[workshop], after[workshop], prior=prior[workshop])
         if not check.ok:
             failure = _contradiction(check, workshop, number)
@@ -311,6 +332,31 @@ def _judge_round(base_url: str, workshops: list[str], sent: list[Sent], number: 
             return failure, after
         prior[workshop].extend(answers)
     return None, after
+
+
+def _unchecked_failure(unchecked: list[Sent], number: int) -> Failure | None:
+    """A request whose external check failed, answered otherwise than 503 check_failed (decided without its check)."""
+    for one in unchecked:
+        if one.code != 503 or one.answer.get("error") != "check_failed":
+            return Failure("failed_check", Message("exercises.class_failed_check_answer", {
+                "rid": one.request_id, "code": one.code if one.code is not None else "–"}), number)
+    return None
+
+
+def _spent_unchecked(answers: list[dict[str, Any]], before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """More attempts recorded, or more seats taken, than this round's new decisions account for: a request whose
+    check failed was recorded or booked anyway. (Counted from the attempt log, so a lost update, which loses seats
+    but no attempt, is not mistaken for it.)"""
+    def count(status: dict[str, Any], *keys: str) -> int:
+        return sum(status.get(key) if type(status.get(key)) is int else 0 for key in keys)
+
+    new = {answer.get("requestId"): answer for answer in answers if answer.get("replayed") is not True}
+    accepted_seats = sum(answer.get("seats") if type(answer.get("seats")) is int else 0
+                         for answer in new.values() if answer.get("status") == "accepted")
+    attempts = count(after, "acceptedRequests", "rejectedRequests") - count(before, "acceptedRequests",
+                                                                             "rejectedRequests")
+    seats = count(after, "acceptedSeats") - count(before, "acceptedSeats")
+    return attempts > len(new) or seats > accepted_seats
 
 
 def _judge_rounds(base_url: str, workshops: list[str], sent: list[Sent], number: int,

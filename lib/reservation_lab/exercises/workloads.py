@@ -5,7 +5,8 @@ of the server. A request reserves 1-4 seats in one of a few workshops with a new
 requestId (a replay, with seats of its own: the first decision stands), arrives twice at once with one new requestId
 (twins), or carries an invalid body. For a Worker that takes cancellations (`cancel_workloads`) a request may also
 cancel an earlier requestId (one that was never sent, when there is none yet) or cancel it twice at once; for one
-with a limit per person (`person_workloads`) every request names one of three persons. Hypothesis
+with a limit per person (`person_workloads`) every request names one of three persons; for one that awaits an
+external check (`check_workloads`) a new request's first check may fail (a replay of it later is its retry). Hypothesis
 shrinks towards fewer rounds, fewer and smaller requests, new requestIds and no restart: the smallest failing
 workload is the easiest one to read.
 """
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 KINDS = ("new", "replay", "twins", "invalid")  # shrinks towards the first
+CHECK_FAILS = "check_fails"  # a new requestId whose first external check fails (the naive exercise's Worker)
 CANCEL_KINDS = ("cancel", "cancel_twins")  # DELETE an earlier requestId's reservation, once or twice at once
 TWIN_KINDS = ("twins", "cancel_twins")  # sent twice at the same moment
 INVALID_BODIES = ('{"requestId": "{rid}", "seats": 0}', '{"requestId": "{rid}", "seats": 5}',
@@ -88,6 +90,8 @@ workloads = _workloads(KINDS)
 # reserve, cancel, then replay the reserve or cancel again.
 cancel_workloads = _workloads(KINDS + CANCEL_KINDS, workshops=1, extra_round=True)
 person_workloads = _workloads(KINDS, persons=PERSONS)
+check_workloads = _workloads(KINDS + (CHECK_FAILS,))
 large_workloads = _workloads(KINDS, LARGE_WORKSHOPS, large=True)
 large_cancel_workloads = _workloads(KINDS + CANCEL_KINDS, workshops=1, large=True)
 large_person_workloads = _workloads(KINDS, persons=PERSONS, large=True)
+large_check_workloads = _workloads(KINDS + (CHECK_FAILS,), LARGE_WORKSHOPS, large=True)
