@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
 from reservation_lab.errors import LabError
+from reservation_lab.exercises.external_check import LoopbackServer
 
 SETTLE_SECONDS = 120.0  # a restart of wrangler dev on a loaded machine, with room to spare
 
@@ -38,7 +39,7 @@ class BetweenSteps:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = LoopbackServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="between-steps", daemon=True)
         self._thread.start()

@@ -14,8 +14,12 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 128  # a round sends up to 16 requests at once, each checked (http.server's default: 5)
+class LoopbackServer(ThreadingHTTPServer):
+    """A grading service's HTTP server: a round's requests call it at once (up to 16, each checked; up to 8 transfers
+    between their steps), and http.server's default backlog of 5 refused some under load, which the Worker answered
+    500."""
+
+    request_queue_size = 128
 
 
 class ExternalCheck:
@@ -47,7 +51,7 @@ class ExternalCheck:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self._server = _Server(("127.0.0.1", 0), Handler)
+        self._server = LoopbackServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="external-check", daemon=True)
         self._thread.start()
