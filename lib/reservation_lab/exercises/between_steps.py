@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
 from reservation_lab.errors import LabError
-from reservation_lab.exercises.external_check import LoopbackServer
+from reservation_lab.exercises.external_check import LoopbackServer, QuietHandler
 
 SETTLE_SECONDS = 120.0  # a restart of wrangler dev on a loaded machine, with room to spare
 
@@ -32,21 +32,15 @@ class BetweenSteps:
         self.calls: list[str] = []  # the transferIds that reached the hook in this trial, in order
         hook = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
                 hook._called(parse_qs(urlsplit(self.path).query).get("transfer", [""])[0], self)
 
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self._server = LoopbackServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="between-steps", daemon=True)
-        self._thread.start()
+        self._server = LoopbackServer(Handler, "between-steps")
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/"
+        return f"http://127.0.0.1:{self._server.port}/"
 
     def arm(self, transfer_ids: set[str]) -> None:
         """Restart the server when one of these transfers first reaches the hook."""
@@ -105,6 +99,4 @@ class BetweenSteps:
         try:
             self.settle()
         finally:
-            self._server.shutdown()
-            self._server.server_close()
-            self._thread.join(10)
+            self._server.close()

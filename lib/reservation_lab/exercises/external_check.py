@@ -14,12 +14,34 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+class QuietHandler(BaseHTTPRequestHandler):
+    """A grading service's request handler: it logs nothing (a grade's output is the learner's)."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
 class LoopbackServer(ThreadingHTTPServer):
-    """A grading service's HTTP server: a round's requests call it at once (up to 16, each checked; up to 8 transfers
-    between their steps), and http.server's default backlog of 5 refused some under load, which the Worker answered
-    500."""
+    """A grading service's HTTP server on a free loopback port, serving on a thread of its own until close(). A
+    round's requests call it at once (up to 16 checks; up to 8 transfers between their steps): http.server's default
+    backlog of 5 is raised."""
 
     request_queue_size = 128
+    daemon_threads = True
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler], name: str) -> None:
+        super().__init__(("127.0.0.1", 0), handler)
+        self.thread = threading.Thread(target=self.serve_forever, name=name, daemon=True)
+        self.thread.start()
+
+    @property
+    def port(self) -> int:
+        return self.server_address[1]
+
+    def close(self) -> None:
+        self.shutdown()
+        self.server_close()
+        self.thread.join(10)
 
 
 class ExternalCheck:
@@ -31,7 +53,7 @@ class ExternalCheck:
         self._failed: set[str] = set()
         service = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 length = int(self.headers.get("content-length") or 0)
                 try:
@@ -48,17 +70,11 @@ class ExternalCheck:
                 except OSError:
                     pass
 
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self._server = LoopbackServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="external-check", daemon=True)
-        self._thread.start()
+        self._server = LoopbackServer(Handler, "external-check")
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/check"
+        return f"http://127.0.0.1:{self._server.port}/check"
 
     def fail_first(self, request_ids: set[str]) -> None:
         """Fail the next check of each of these requestIds (once each: a retry's check passes)."""
@@ -80,6 +96,4 @@ class ExternalCheck:
             return True
 
     def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(10)
+        self._server.close()
