@@ -98,7 +98,8 @@ def test_the_file_cell_writes_the_stub_into_the_run(tmp_path: Path) -> None:
 # refused after the first moved it, or a restart whose retry books again), and a search of 8 s on a loaded machine
 # may stop before it shrinks to the smallest: its classes and its table's headings are asserted, not its rows
 FAILED_GRADES = [("pt", "guard", 1, ("overbooking",), lambda shown: message("exercises.round", "pt", round=1) in shown
-                  and message("exercises.why", "pt") in shown and '"reserved": 5' in shown),
+                  and message("exercises.why", "pt") in shown
+                  and re.search(r'"reserved": ([5-9]|\d\d)', shown) is not None),  # overbooked (5 when shrunk whole)
                  ("es", "transfer", 0, ("seats_not_conserved", "transfer_answer"),
                   lambda shown: message("exercises.transfers_round", "es") in shown
                   and message("exercises.transfer_answers", "es", answers="").strip() in shown)]
