@@ -68,7 +68,10 @@ def test_the_table_covers_every_documented_error() -> None:
         contract.document["components"]["schemas"]["Error"]["properties"]["error"]["enum"])
     covered = {(contract.route(normalise_path(case.path))[0] or "unmatched", case.status, case.error)
                for case in CASES}
-    assert documented - covered == set(), "documented error answers without a case in the table"
+    # bad input is answered 4xx; a documented 5xx (503 check_failed: the exercises' failed external check) is no case
+    # of this table (tests/exercises grades it)
+    input_errors = {answer for answer in documented if answer[1] < 500}
+    assert input_errors - covered == set(), "documented error answers without a case in the table"
     assert covered <= documented, "cases expecting an answer openapi.yaml does not document"
     assert len({case.id for case in CASES}) == len(CASES)
 
