@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
 from reservation_lab.errors import LabError
-from reservation_lab.exercises.external_check import LoopbackServer, QuietHandler
+from reservation_lab.exercises.loopback import LoopbackServer, QuietHandler
 
 SETTLE_SECONDS = 120.0  # a restart of wrangler dev on a loaded machine, with room to spare
 
@@ -36,11 +36,11 @@ class BetweenSteps:
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
                 hook._called(parse_qs(urlsplit(self.path).query).get("transfer", [""])[0], self)
 
-        self._server = LoopbackServer(Handler, "between-steps")
+        self._server = LoopbackServer(Handler, "between-steps").start()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.port}/"
+        return f"{self._server.url}/"
 
     def arm(self, transfer_ids: set[str]) -> None:
         """Restart the server when one of these transfers first reaches the hook."""

@@ -44,6 +44,12 @@ class Exercise:
     checks: bool = False  # its Worker awaits an external check that can fail (the grader fails some checks)
 
     @property
+    def search(self) -> str:
+        """Which of the grader's searches judges its Worker (grader.SEARCHES), by what the Worker takes."""
+        return ("cancels" if self.cancels else "persons" if self.persons else "transfers" if self.transfers else
+                "checks" if self.checks else "reservations")
+
+    @property
     def from_the_lab(self) -> bool:
         """A warm-up: the lab's own Worker answers it (the new behaviour, cancels, persons or a client, it does not)."""
         return not (self.cancels or self.persons or self.client or self.transfers)

@@ -11,37 +11,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-
-class QuietHandler(BaseHTTPRequestHandler):
-    """A grading service's request handler: it logs nothing (a grade's output is the learner's)."""
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-class LoopbackServer(ThreadingHTTPServer):
-    """A grading service's HTTP server on a free loopback port, serving on a thread of its own until close(). A
-    round's requests call it at once (up to 16 checks; up to 8 transfers between their steps): http.server's default
-    backlog of 5 is raised."""
-
-    request_queue_size = 128
-    daemon_threads = True
-
-    def __init__(self, handler: type[BaseHTTPRequestHandler], name: str) -> None:
-        super().__init__(("127.0.0.1", 0), handler)
-        self.thread = threading.Thread(target=self.serve_forever, name=name, daemon=True)
-        self.thread.start()
-
-    @property
-    def port(self) -> int:
-        return self.server_address[1]
-
-    def close(self) -> None:
-        self.shutdown()
-        self.server_close()
-        self.thread.join(10)
+from reservation_lab.exercises.loopback import LoopbackServer, QuietHandler
 
 
 class ExternalCheck:
@@ -70,11 +41,11 @@ class ExternalCheck:
                 except OSError:
                     pass
 
-        self._server = LoopbackServer(Handler, "external-check")
+        self._server = LoopbackServer(Handler, "external-check").start()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.port}/check"
+        return f"{self._server.url}/check"
 
     def fail_first(self, request_ids: set[str]) -> None:
         """Fail the next check of each of these requestIds (once each: a retry's check passes)."""

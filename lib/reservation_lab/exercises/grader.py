@@ -296,9 +296,7 @@ class Grader:
 
     def _search(self, grade: Grade, deadline: float, examples: int, shrink: bool, exercise: Exercise,
                 large: bool = False) -> None:
-        kind = ("cancels" if exercise.cancels else "persons" if exercise.persons else
-                "transfers" if exercise.transfers else "checks" if exercise.checks else "reservations")
-        small, larger, last = SEARCHES[kind]
+        small, larger, last = SEARCHES[exercise.search]
         strategy = larger if large else small
         if exercise.transfers:
             def transfer_trial(workload: TransferWorkload) -> TransferTrial:

@@ -26,12 +26,12 @@ import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import httpx
 
-from reservation_lab.runtime.ports import LOOPBACK
+from reservation_lab.exercises.loopback import LoopbackServer, QuietHandler
 
 FAULTS = ("drop_request", "drop_answer", "gateway_error", "refuse", "duplicate", "delay")  # shrinks to the first
 DELAY = 0.3  # seconds a delayed request waits before it goes on
@@ -71,16 +71,13 @@ class LossyNetwork:
         self._lock = threading.Lock()
         self._worker = httpx.Client(base_url=worker_url, timeout=FORWARD_TIMEOUT, trust_env=False)
         self._duplicates = ThreadPoolExecutor(10)  # a duplicate sends twice at once; a round has few calls
-        self._server = _QuietServer((LOOPBACK, 0), _handler(self))
+        self._server = _QuietServer(_handler(self), "lossy-network")
         self._server.network = self
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="lossy-network", daemon=True)
-        self._thread.start()
+        self._server.start()
 
     @property
     def url(self) -> str:
-        return f"http://{LOOPBACK}:{self._server.server_address[1]}"
+        return self._server.url
 
     def of_call(self, call: int) -> list[Attempt]:
         """The call's attempts, in the order they arrived."""
@@ -120,9 +117,7 @@ class LossyNetwork:
     def close(self) -> None:
         """Stop accepting, let the requests in flight finish (each is bounded by FORWARD_TIMEOUT and DELAY), then
         close the connection to the Worker: no attempt in the log is cut short by the close."""
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        self._server.close()
         with self._lock:
             handlers = list(self._handlers)
         for handler in handlers:
@@ -137,7 +132,7 @@ class LossyNetwork:
         self.close()
 
 
-class _QuietServer(ThreadingHTTPServer):
+class _QuietServer(LoopbackServer):
     network: LossyNetwork
 
     def process_request(self, request: Any, client_address: Any) -> None:
@@ -173,7 +168,7 @@ def _json(reply: httpx.Response) -> dict[str, Any]:
 
 
 def _handler(network: LossyNetwork) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):  # the log is `network.attempts`, not stderr
         protocol_version = "HTTP/1.1"
 
         timeout = FORWARD_TIMEOUT  # a client that stops sending mid-request does not hold a thread for ever
@@ -223,8 +218,5 @@ def _handler(network: LossyNetwork) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(content)
 
         do_GET = do_POST = do_DELETE = _any
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-            pass  # the log is `network.attempts`, not stderr
 
     return Handler
