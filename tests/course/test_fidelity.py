@@ -80,3 +80,54 @@ def test_what_the_map_says_of_the_terminal_blocks_and_the_node_tests_is_still_tr
     printed = "".join("".join(output.get("text", "")) for output in node_tests["outputs"])
     counted = set(re.findall(r"\((\d+) in the committed", text))
     assert counted and {n for n in counted if f"{n} bestanden" not in printed} == set(), (counted, printed[-200:])
+
+
+
+SEEDS = NOTEBOOKS_DIR.parent.parent / "shared" / "seeds"  # beside the repository on the authors' machines only
+SEED_OF = {"de": "000_d9b535b73464e9c9.txt", "pt": "001_d30b18ce8eb3ec5c.txt", "es": "004_2e2e6fd3f844d272.txt"}
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _notebook_text(language: str) -> str:
+    """Every source line and stored output of the language's lab notebook, whitespace folded."""
+    import json
+
+    notebook = json.loads((NOTEBOOKS_DIR / language / "concurrent-reservations.ipynb").read_text())
+    parts = []
+    for cell in notebook["cells"]:
+        parts.append("".join(cell["source"]))
+        for output in cell.get("outputs", []):
+            parts.append("".join(output.get("text", "")))
+            parts.extend("".join(v) for v in output.get("data", {}).values() if isinstance(v, (str, list)))
+    return _words("\n".join(parts))
+
+
+def _said_in(quote: str, sources: list[str]) -> bool:
+    """Whether each piece of `quote` around an ellipsis occurs in one of `sources`."""
+    pieces = [_words(piece).strip(" ;,.") for piece in quote.split("…")]
+    return all(any(piece in source for source in sources) for piece in pieces if piece)
+
+
+def test_each_quoted_wording_is_the_notebooks_or_the_seeds() -> None:
+    """A „…“ quote in the map is the notebook's own words, or, where the words just before it name the seed, the
+    seed's: a quote the course no longer says is stale. The German part is read against the German notebook, the
+    part for pt and es against theirs; seed quotes against the seeds where they are beside the repository."""
+    text = FIDELITY.read_text()
+    german, rest = text.split("## Fidelity map: pt", 1)
+    stale, checked = [], 0
+    for languages, section in ((["de"], german), (["pt", "es"], rest)):
+        notebooks = [_notebook_text(language) for language in languages]
+        seeds = [_words((SEEDS / SEED_OF[language]).read_text()) for language in languages if SEEDS.is_dir()]
+        for match in re.finditer(r"„([^“]+)“", section):
+            before = section[max(0, section.rfind("\n", 0, match.start() - 80)):match.start()]
+            if _said_in(match.group(1), notebooks):
+                checked += 1
+            elif "seed" not in before:
+                stale.append(match.group(1))
+            elif seeds and not _said_in(match.group(1), seeds):
+                stale.append(f"seed: {match.group(1)}")
+    assert checked >= 8, checked
+    assert stale == [], f"quoted in FIDELITY.md, said by neither notebook nor seed: {stale}"

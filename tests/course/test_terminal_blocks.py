@@ -80,6 +80,7 @@ def test_local_blocks_checks_burst_restart_and_replay(local_server) -> None:
     assert "# fail 0" in checks.stdout and "--dry-run: exiting now." in checks.stdout + checks.stderr
     burst = bash(run.root, terminal_block("step3-burst").replace("8787", str(port)), terminal_env())
     assert burst.returncode == 0, burst.stderr
+    assert burst.stdout.startswith('{"status":"ok"}\n')  # the seed's readiness wait, before the burst
     summary = json.loads(re.search(r'\{\s*"accepted".*?\}', burst.stdout, re.S).group(0))
     assert summary == {"accepted": 4, "rejected": 6, "highestReserved": 4}
     stop()
@@ -87,7 +88,9 @@ def test_local_blocks_checks_burst_restart_and_replay(local_server) -> None:
     assert terminal_block("step4-server") == terminal_block("step3-server")
     check = bash(run.root, terminal_block("step4-check").replace("8787", str(port)), terminal_env())
     assert check.returncode == 0, check.stderr
-    answers = [json.loads(m) for m in re.findall(r"^\{.*?^\}", check.stdout, re.S | re.M)]
+    ready, _, rest = check.stdout.partition("\n")
+    assert ready == '{"status":"ok"}'
+    answers = [json.loads(m) for m in re.findall(r"^\{.*?^\}", rest, re.S | re.M)]
     assert answers[0]["reserved"] == 4 and answers[1]["replayed"] is True
     assert answers[2]["status"] == "rejected" and answers[3]["rejectedRequests"] == 7
     # the terminal's own persistence folder: the notebook's state (the cells' local-state) is not touched
@@ -150,3 +153,46 @@ def test_the_login_block_takes_the_learning_account_among_several(terminal_in_do
     assert double.user.email not in done.stdout and double.account.id not in done.stdout
     assert json.loads(run.config.read_text())["account_id"] == double.account.id
     assert "--scopes account:read user:read workers:write workers_scripts:write" in terminal_block("step1-login")
+
+
+def _recording_npx(folder: Path) -> tuple[dict[str, str], Path]:
+    """A terminal whose `npx` records its arguments, answers `wrangler whoami --json` with one account and fails
+    `wrangler delete`."""
+    shims, calls = folder / "shims", folder / "npx-calls"
+    shims.mkdir()
+    npx = shims / "npx"
+    npx.write_text(f'#!/bin/sh\necho "$*" >> {calls}\n'
+                   'case "$*" in "wrangler whoami --json") echo \'{"loggedIn":true,"accounts":'
+                   '[{"name":"Learning","id":"0123456789abcdef0123456789abcdef"}]}\' ;;\n'
+                   '  "wrangler delete"*) exit 1 ;; esac\n')  # the block stops there: no verifier, no network
+    npx.chmod(npx.stat().st_mode | stat.S_IXUSR)
+    env = terminal_env()
+    env["PATH"] = f"{shims}{os.pathsep}{env['PATH']}"
+    return env, calls
+
+
+@pytest.mark.parametrize("folder", ["labex-c10-o03-0123456789ab", "labex-c10-o03-notarun", "Downloads"])
+def test_pasted_into_a_shell_the_login_and_delete_blocks_stop_outside_a_run_folder(tmp_path: Path,
+                                                                                   folder: str) -> None:
+    """Pasted into an interactive shell (no `-e`): in a folder that is not a run folder, step 1 writes no account
+    ID and step 7 neither deploys nor deletes; in a run folder both go on (the cloud test runs them for real)."""
+    run = create_run_folder(tmp_path / folder) if folder.startswith("labex") else None
+    root = run.root if run else tmp_path / folder
+    root.mkdir(exist_ok=True)
+    if run:
+        write_wrangler_config(run)
+        write_cleanup_config(run)
+    else:
+        (root / "wrangler.jsonc").write_text('{"name": "mine"}\n')
+        (root / "wrangler.cleanup.jsonc").write_text('{"name": "mine"}\n')
+    env, calls = _recording_npx(tmp_path)
+    for block in ("step1-login", "step7"):
+        subprocess.run(["bash", "--noprofile", "--norc", "-c", terminal_block(block)], cwd=root, env=env,
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    config = json.loads(re.sub(r"^\s*//.*$", "", (root / "wrangler.jsonc").read_text(), flags=re.M))
+    commands = calls.read_text().splitlines()
+    is_run = folder == "labex-c10-o03-0123456789ab"
+    assert ("account_id" in config) is is_run
+    assert any(c.startswith("wrangler deploy") for c in commands) is is_run
+    assert any(c.startswith("wrangler delete") for c in commands) is is_run
+    assert commands[-1] == "wrangler whoami --json"  # the last line runs in any case: still logged in

@@ -1,3 +1,7 @@
+for attempt in $(seq 1 30); do
+  curl --silent --fail http://127.0.0.1:8787/health && echo && break
+  sleep 1
+done
 rm -f local-response-*.json
 seq 1 10 | xargs -P 10 -I{} sh -c '
   curl --silent \
