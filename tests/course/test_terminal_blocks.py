@@ -175,7 +175,8 @@ def _recording_npx(folder: Path) -> tuple[dict[str, str], Path]:
 def test_pasted_into_a_shell_the_login_and_delete_blocks_stop_outside_a_run_folder(tmp_path: Path,
                                                                                    folder: str) -> None:
     """Pasted into an interactive shell (no `-e`): in a folder that is not a run folder, step 1 writes no account
-    ID and step 7 neither deploys nor deletes; in a run folder both go on (the cloud test runs them for real)."""
+    ID and step 7 neither deploys nor deletes; nor does step 7 before step 1 has written the account ID; in a run
+    folder after step 1 both go on (the cloud test runs them for real)."""
     run = create_run_folder(tmp_path / folder) if folder.startswith("labex") else None
     root = run.root if run else tmp_path / folder
     root.mkdir(exist_ok=True)
@@ -186,13 +187,15 @@ def test_pasted_into_a_shell_the_login_and_delete_blocks_stop_outside_a_run_fold
         (root / "wrangler.jsonc").write_text('{"name": "mine"}\n')
         (root / "wrangler.cleanup.jsonc").write_text('{"name": "mine"}\n')
     env, calls = _recording_npx(tmp_path)
-    for block in ("step1-login", "step7"):
+    for block in ("step7", "step1-login", "step7"):  # step 7 before step 1: no account ID yet, nothing deployed
         subprocess.run(["bash", "--noprofile", "--norc", "-c", terminal_block(block)], cwd=root, env=env,
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     config = json.loads(re.sub(r"^\s*//.*$", "", (root / "wrangler.jsonc").read_text(), flags=re.M))
     commands = calls.read_text().splitlines()
     is_run = folder == "labex-c10-o03-0123456789ab"
     assert ("account_id" in config) is is_run
-    assert any(c.startswith("wrangler deploy") for c in commands) is is_run
-    assert any(c.startswith("wrangler delete") for c in commands) is is_run
+    login = commands.index("wrangler --version")  # step 1's first line: what step 7 did before it
+    assert [c for c in commands[:login] if not c.startswith("wrangler whoami")] == []
+    assert any(c.startswith("wrangler deploy") for c in commands[login:]) is is_run
+    assert any(c.startswith("wrangler delete") for c in commands[login:]) is is_run
     assert commands[-1] == "wrangler whoami --json"  # the last line runs in any case: still logged in

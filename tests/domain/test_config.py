@@ -44,6 +44,8 @@ def _template() -> dict:
     """worker/wrangler.jsonc, the one source of the Worker's settings (JSONC: comments allowed)."""
     return json5.loads(TEMPLATE.read_text())
 
+SCHEMA = "./node_modules/wrangler/config-schema.json"  # the seed's first line of both configs
+
 
 def test_new_run_name_has_the_lab_shape() -> None:
     """Every generated name is the lab prefix and 12 lower-case hex digits."""
@@ -93,6 +95,7 @@ def test_write_wrangler_config_content(run: RunFolder) -> None:
     compatibility_date = _template()["compatibility_date"]  # a choice made in the template only
     assert date.fromisoformat(compatibility_date).isoformat() == compatibility_date
     assert config == {
+        "$schema": SCHEMA,
         "name": run.name,
         "main": "src/index.js",
         "compatibility_date": compatibility_date,
@@ -107,9 +110,9 @@ def test_write_wrangler_config_content(run: RunFolder) -> None:
 
 
 def test_write_wrangler_config_matches_the_worker_template(run: RunFolder) -> None:
-    """Apart from the name and $schema, the generated config is the one in worker/wrangler.jsonc, in its order."""
+    """Apart from the name, the generated config is the one in worker/wrangler.jsonc, in its order ($schema
+    first, as in the seed)."""
     template = _template()
-    template.pop("$schema")
     template.pop("name")
     config = _read_json(write_wrangler_config(run))
     assert config.pop("name") == run.name
@@ -118,10 +121,11 @@ def test_write_wrangler_config_matches_the_worker_template(run: RunFolder) -> No
 
 
 def test_account_id_follows_the_name(run: RunFolder) -> None:
-    """With an account: name, account_id, then the template's keys in the template's order."""
+    """With an account: $schema, name, account_id, then the template's keys in the template's order (the seed's)."""
     settings = [key for key in _template() if key not in ("$schema", "name")]
-    assert list(_read_json(write_wrangler_config(run, account_id=ACCOUNT_ID))) == ["name", "account_id", *settings]
-    assert list(_read_json(write_wrangler_config(run))) == ["name", *settings]
+    assert list(_read_json(write_wrangler_config(run, account_id=ACCOUNT_ID))) == [
+        "$schema", "name", "account_id", *settings]
+    assert list(_read_json(write_wrangler_config(run))) == ["$schema", "name", *settings]
 
 
 def test_account_id_only_when_given(run: RunFolder) -> None:
@@ -152,6 +156,7 @@ def test_write_cleanup_config(run: RunFolder) -> None:
     assert config["compatibility_date"] == main["compatibility_date"]
     assert "durable_objects" not in config
     assert config == {
+        "$schema": SCHEMA,
         "name": run.name,
         "main": "src/cleanup.js",
         "compatibility_date": main["compatibility_date"],
@@ -159,7 +164,7 @@ def test_write_cleanup_config(run: RunFolder) -> None:
         "preview_urls": main["preview_urls"],
         "exports": {"WorkshopReservations": {"type": "durable-object", "state": "deleted"}},
     }
-    assert list(config) == ["name", "main", "compatibility_date", "workers_dev", "preview_urls", "exports"]
+    assert list(config) == ["$schema", "name", "main", "compatibility_date", "workers_dev", "preview_urls", "exports"]
     assert run.config.exists(), "writing the cleanup config must not touch the main config"
     assert _read_json(run.config) == main
 

@@ -83,10 +83,14 @@ def wrangler_config(name: str, account_id: str | None = None, text: str | None =
     """The lab's wrangler.jsonc content for Worker `name`: the template (or `text`, a learner's edit of it)
     with this name (and account)."""
     settings = worker_template() if text is None else parse_jsonc(text, "wrangler.jsonc")
-    settings.pop("$schema", None)  # the editor schema; not part of the Worker's settings
+    schema = settings.pop("$schema", None)  # the editor's schema line stays first, as in the seed
     settings.pop("name", None)
     settings.pop("account_id", None)
-    return _named(name, account_id, settings)
+    return _with_schema(schema, _named(name, account_id, settings))
+
+
+def _with_schema(schema: str | None, config: dict[str, Any]) -> dict[str, Any]:
+    return {"$schema": schema, **config} if schema else config
 
 
 def parse_jsonc(text: str, label: str) -> dict[str, Any]:
@@ -121,7 +125,7 @@ def cleanup_config(name: str, account_id: str | None = None) -> dict:
     """The tombstone config: the stateless cleanup entry and the class namespace marked deleted."""
     template = worker_template()
     export = template["exports"][CLASS_NAME]
-    return _named(
+    return _with_schema(template.get("$schema"), _named(
         name,
         account_id,
         {
@@ -131,7 +135,7 @@ def cleanup_config(name: str, account_id: str | None = None) -> dict:
             "preview_urls": template["preview_urls"],
             "exports": {CLASS_NAME: {"type": export["type"], "state": "deleted"}},
         },
-    )
+    ))
 
 
 def _write_jsonc(path: Path, config: dict) -> Path:
@@ -154,7 +158,8 @@ def write_cleanup_config_text(run: RunPaths, text: str, account_id: str | None =
     settings = parse_jsonc(text, "wrangler.cleanup.jsonc")
     for key in ("name", "account_id"):
         settings.pop(key, None)
-    return _write_jsonc(run.cleanup_config, _named(run.name, account_id, settings))
+    schema = settings.pop("$schema", None)
+    return _write_jsonc(run.cleanup_config, _with_schema(schema, _named(run.name, account_id, settings)))
 
 
 def write_cleanup_config(run: RunPaths, account_id: str | None = None) -> Path:

@@ -1,6 +1,7 @@
 RUN="$(basename "$PWD")"
-ACCOUNT_ID="$(jq -r .account_id wrangler.jsonc)"
-printf '%s\n' "$RUN" | grep -Ex 'labex-c10-o03-[0-9a-f]{12}' &&
+ACCOUNT_ID="$(jq -r '.account_id // empty' wrangler.jsonc)"
+test -n "$ACCOUNT_ID" &&
+  printf '%s\n' "$RUN" | grep -Ex 'labex-c10-o03-[0-9a-f]{12}' &&
   jq --arg account "$ACCOUNT_ID" '.account_id = $account' wrangler.cleanup.jsonc > wrangler.cleanup.jsonc.new &&
   mv wrangler.cleanup.jsonc.new wrangler.cleanup.jsonc &&
   jq '{name, exports}' wrangler.cleanup.jsonc &&
