@@ -133,13 +133,15 @@ def _parameters(args: argparse.Namespace) -> dict[str, object]:
 
     return {name: yaml.safe_load(value) for name, value in args.parameter}
 
+MARKED = "marked"  # the default folder of a teacher's run, beside the submissions
+
 
 def _mark(args: argparse.Namespace) -> int:
     """Grade every learner notebook in a folder; print the table (CSV and JSON beside the runs)."""
     from reservation_lab.teaching.marking import mark_all, render
 
     submissions = Path(args.submissions).resolve()
-    out = Path(args.out).resolve() if args.out else submissions / "marked"
+    out = Path(args.out).resolve() if args.out else submissions / MARKED
     results = mark_all(submissions, out, args.language, _parameters(args), jobs=args.jobs, timeout=args.timeout)
     print(render(results))
     print(f"\n{out / 'marks.csv'}\n{out / 'marks.json'}")
@@ -150,7 +152,7 @@ def _add_mark(sub: argparse._SubParsersAction) -> None:
     grade = sub.add_parser("mark", help="a teacher's run: every learner notebook in a folder, a table learner x check")
     grade.add_argument("submissions", help="a folder of learner notebooks (*.ipynb; the file name names the learner)")
     grade.add_argument("--language", default="de", choices=COURSE_LANGUAGES)
-    grade.add_argument("--out", help="where the runs, marks.csv and marks.json go (default: SUBMISSIONS/graded)")
+    grade.add_argument("--out", help=f"where the runs, marks.csv and marks.json go (default: SUBMISSIONS/{MARKED})")
     grade.add_argument("--jobs", type=int, help="notebooks run at the same time (default: half the cores)")
     grade.add_argument("--timeout", type=float, default=900, help="seconds one notebook may run (then: hung)")
     _add_parameter_option(grade, "a notebook parameter for every run (YAML value), e.g. -p seed 7 -p workloads 10")

@@ -109,3 +109,14 @@ def test_an_empty_folder_says_what_to_put_there(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "reservation_lab", "mark", str(tmp_path)], capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode != 0 and "*.ipynb" in proc.stderr
+
+
+def test_the_readme_names_the_folder_a_teachers_run_writes() -> None:
+    """`./lab mark` without --out writes beside the submissions in MARKED: the README and --help say that folder."""
+    from reservation_lab.cli import MARKED, parser
+    from reservation_lab.paths import REPO_ROOT
+
+    readme = (REPO_ROOT / "README.md").read_text()
+    assert f"`SUBMISSIONS/{MARKED}/marks.csv`" in readme and "SUBMISSIONS/graded" not in readme
+    mark = parser()._subparsers._group_actions[0].choices["mark"]  # type: ignore[union-attr]
+    assert f"SUBMISSIONS/{MARKED}" in mark.format_help().replace("\n", " ").replace("  ", " ")
