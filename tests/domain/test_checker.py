@@ -193,8 +193,19 @@ def test_decided_twice_without_replay() -> None:
     history = [acc("request-2", 1), acc("request-2", 2)]
     result = check_history(history, status(0))
     assert not result.ok
-    assert result.problem == ("request-2 was decided twice without a replay: first accepted with reserved=1 for "
-                              "1 seat, then accepted with reserved=2 for 1 seat")
+    assert result.problem == ("request-2 was decided twice: first accepted with reserved=1 for 1 seat, then "
+                              "accepted with reserved=2 for 1 seat; a repeated requestId must get its first decision "
+                              "back, marked replayed: true")
+
+
+def test_the_first_decision_again_without_the_replay_mark_is_named_as_such() -> None:
+    """The same decision twice is a replay that does not say so (exercise 2's learners read "decided twice" there,
+    beside two equal decisions, and could not tell what was wrong)."""
+    result = check_history([acc("request-2", 1), acc("request-2", 1)], status(1))
+    assert not result.ok
+    assert result.problem == ("request-2 got its first decision (accepted with reserved=1 for 1 seat) a second time, "
+                              "but without replayed: true: the answer to a repeated requestId must say that it is a "
+                              "replay")
 
 
 def test_starting_from_a_non_zero_state() -> None:

@@ -105,6 +105,7 @@ BROKEN: dict[str, tuple[list[Any], dict[str, int], dict[str, int] | None, list[A
     "capacity in an answer": ([acc("request-1", 1, capacity=5)], status(0), None, None),
     "decided before": ([acc("request-1", 2)], status(1, 1), None, [acc("request-1", 1)]),
     "decided twice": ([acc("request-2", 1), acc("request-2", 2, seats=2)], status(0), None, None),
+    "replay not marked": ([acc("request-2", 1), acc("request-2", 1)], status(1), None, None),
     "bad replay": ([acc("request-1", 1), acc("request-2", 2), rej("request-1", 4, replayed=True)], status(0), None,
                    None),
     "lost update": (*LOST_UPDATE, None),

@@ -63,6 +63,8 @@ def show_grade(result: Grade, language: str) -> None:
         print(say("exercises.grade_passed_client" if client else "exercises.grade_passed", name=result.exercise,
                   number=exercise_number(result.exercise), seed=result.seed, seconds=number(result.seconds, language),
                   **counts))
+        if result.out_of_time:
+            print(say("exercises.grade_out_of_time"))
         return
     failure = result.failure
     assert failure is not None

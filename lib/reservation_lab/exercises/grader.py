@@ -124,6 +124,7 @@ class Grade:
     seconds: float = 0.0
     smallest: Trial | ClientTrial | TransferTrial | None = None
     refused: Failure | None = None  # the Worker did not start, or a text it must keep is gone
+    out_of_time: bool = False  # the search reached its budget before its number of workloads
 
     @property
     def passed(self) -> bool:
@@ -320,6 +321,7 @@ class Grader:
         workloads and until `deadline`; when none fails, `last_trial(last)` decides."""
         def fails(workload: Any) -> bool:
             if time.monotonic() > deadline:
+                grade.out_of_time = True
                 return False  # the budget is spent: hypothesis ends the search with what it has
             done = trial(workload)
             grade.trials, grade.requests = grade.trials + 1, grade.requests + done.requests

@@ -52,7 +52,8 @@ CLASS_OF_PROBLEM = {  # the checker's problem keys -> the failure class an exerc
     "overbooking": "overbooking", "after_capacity": "overbooking",
     "same_reserved": "lost_update", "overlap": "lost_update", "after_lost_write": "lost_update",
     "after_unexplained": "lost_update", "below_start": "lost_update",
-    "decided_twice": "double_spend", "decided_before_burst": "double_spend", "bad_replay": "double_spend",
+    "decided_twice": "double_spend", "unmarked_replay": "double_spend", "decided_before_burst": "double_spend",
+    "bad_replay": "double_spend",
     "false_rejection": "false_rejection",
 }
 CANCEL_CODES = (200, NOT_FOUND, NOT_ACCEPTED)  # cancelled (or its replay), unknown, not an accepted reservation

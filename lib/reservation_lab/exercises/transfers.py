@@ -221,9 +221,20 @@ def _send_to_completion(transfers: list[Transfer], base_url: Callable[[], str], 
         run_to_completion(partial(_send_transfers, base_url(), pending))
         restarted = hook.settle()
         trial.restarts += restarted
+        if restarted:
+            _taken_by_the_restart(pending)
         pending = [transfer for transfer in pending if transfer.answered is None]
         if not restarted:  # no restart took their answers: the Worker itself gave none
             return
+
+
+def _taken_by_the_restart(sent: list[Transfer]) -> None:
+    """A server stopped while a send was in flight may end it without an answer or with a 5xx (wrangler dev's proxy
+    answers 500 "Network connection lost" when its runtime goes first): in a round with a restart, such a 5xx is
+    no answer of the Worker's, and the transfer is sent again like one that got none."""
+    for transfer in sent:
+        if transfer.answers and (transfer.answers[-1][0] or 0) >= 500:
+            transfer.answers[-1] = (None, transfer.answers[-1][1])
 
 
 def judge_transfers(trial: TransferTrial, base_url: str, workshops: list[str],

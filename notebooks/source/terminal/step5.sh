@@ -1,4 +1,3 @@
-RUN="$(basename "$PWD")"
 DEPLOY_OUTPUT="$(npx wrangler deploy 2>&1 | tee /dev/stderr)"
 APP_URL="$(printf '%s\n' "$DEPLOY_OUTPUT" | grep -Eo 'https://[a-z0-9.-]+\.workers\.dev' | tail -1)"
 test -n "$APP_URL"

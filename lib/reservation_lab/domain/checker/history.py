@@ -130,8 +130,9 @@ def _first_decisions(responses: Iterable[Response], prior_map: dict[str, Record]
                          again=decision(rec))
             continue
         seen = first.setdefault(rid, rec)
-        if seen is not rec:
-            problems.add(ANSWERS, index, "decided_twice", rid=rid, first=decision(seen), then=decision(rec))
+        if seen is not rec:  # the same decision again is a replay that does not say so; another one, two decisions
+            key = "unmarked_replay" if _same(seen, rec) else "decided_twice"
+            problems.add(ANSWERS, index, key, rid=rid, first=decision(seen), then=decision(rec))
     return first, replays, undecided
 
 
