@@ -53,7 +53,8 @@ def test_an_experiments_verdict_names_every_problem_in_the_learners_language(lan
 
 PROBLEM_KEYS = {  # the templates the checker records as contradictions (domain/checker: problems.add)
     "impossible_start", "http_mismatch", "invalid_reserved", "capacity_mismatch", "decided_before_burst",
-    "decided_twice", "unmarked_replay", "bad_replay", "same_reserved", "overbooking", "below_start", "overlap", "gap", "gap_undecided",
+    "decided_twice", "unmarked_replay", "bad_replay", "same_reserved", "overbooking", "below_start", "overlap", "gap",
+    "gap_undecided",
     "never_existed", "false_rejection", "after_capacity", "after_lost_write_one", "after_lost_write_other",
     "after_unexplained", "after_seats", "after_accepted_one", "after_accepted_other", "after_rejected_one",
     "after_rejected_other",
