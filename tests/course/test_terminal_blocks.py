@@ -199,3 +199,19 @@ def test_pasted_into_a_shell_the_login_and_delete_blocks_stop_outside_a_run_fold
     assert any(c.startswith("wrangler deploy") for c in commands[login:]) is is_run
     assert any(c.startswith("wrangler delete") for c in commands[login:]) is is_run
     assert commands[-1] == "wrangler whoami --json"  # the last line runs in any case: still logged in
+
+
+def test_pasted_into_a_shell_the_cloud_burst_block_stops_without_a_workers_dev_url(tmp_path: Path) -> None:
+    """A deploy that printed no workers.dev URL (no subdomain yet, a failed upload): the step-5 block stops there,
+    pasted into an interactive shell too: no burst, no verifier, the previous burst's files untouched."""
+    run = create_run_folder(tmp_path / "labex-c10-o03-0123456789ab")
+    write_wrangler_config(run)
+    earlier = run.root / "cloud-response-1.json"
+    earlier.write_text('{"status": "accepted"}\n')
+    env, calls = _recording_npx(tmp_path)
+    for block in ("step5", "step6"):
+        done = subprocess.run(["bash", "--noprofile", "--norc", "-c", terminal_block(block)], cwd=run.root, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+        assert done.returncode != 0 and "verify" not in done.stdout + done.stderr, block
+    assert calls.read_text().splitlines() == ["wrangler deploy", "wrangler deploy"]
+    assert earlier.exists() and not (run.root / "cloud-response-2.json").exists()

@@ -107,12 +107,17 @@ def test_every_problem_of_the_search_reads_in_every_language() -> None:
     stuck_reserve = [Request(RESERVE, "r1", 2, {**history[0].answer, "reserved": 1})]
     stuck_cancel = [history[0], history[1]._replace(answer={**history[1].answer, "reserved": 1})]
     over, _ = serial([Request(RESERVE, "r1", 3, person="p0")])  # the model without a limit accepts it
+    full, _ = serial([Request(RESERVE, "r1", 4), Request(RESERVE, "r2", 1), Request(CANCEL, "r2")])
+    freed = full[:2] + [full[2]._replace(answer={**full[2].answer, "code": 200, "status": "cancelled"})]
+    refused = [Request(RESERVE, "r1", 1, {"code": 409, "status": "rejected", "reserved": 0, "replayed": False,
+                                          "seats": 1}, person="p0")]
     problems = [check_with_cancels(rounds, BEFORE, after, per_person).problem for rounds, after, per_person in (
         ([[history[0]._replace(answer={**history[0].answer, "reserved": 9})]], None, None),
         ([[history[1], history[1]]], None, None), ([twice_decided], None, None), ([stuck_reserve], None, None),
-        ([stuck_cancel], None, None), ([history], {"reserved": 2}, None), ([over], None, 2))]
+        ([stuck_cancel], None, None), ([history], {"reserved": 2}, None), ([over], None, 2), ([freed], None, None),
+        ([refused], None, 2))]
     reached = {p.key for p in problems} | {v.key for p in problems for v in p.values.values() if hasattr(v, "key")}
-    assert reached == SEARCH_TEMPLATES
+    assert reached - {"checker.seats"} == SEARCH_TEMPLATES  # checker.seats: a piece of one problem, of the chain's too
     for problem in problems:
         for language in ("en", "de", "pt", "es"):
             assert "{" not in describe(problem, language)
@@ -134,6 +139,46 @@ def test_a_person_over_the_limit_is_named_with_the_reservations_that_took_them_t
     cancelled, state = serial([Request(RESERVE, "b", 2, person="p1"), Request(CANCEL, "b"),
                                Request(RESERVE, "c", 2, person="p1")], Workshop(4, 0, per_person=2))
     assert check_with_cancels([cancelled], BEFORE, state.status(), per_person=2).ok
+
+
+
+def test_a_cancel_that_frees_a_rejected_reservation_is_named() -> None:
+    """r2 was rejected (the workshop full): a cancel of it answered 200 frees seats it never held. The problem names
+    that cancel, not the first request the search could not place (a learner read the latter and was misled); the
+    right answer, 409, passes."""
+    history, state = serial([Request(RESERVE, "r1", 4), Request(RESERVE, "r2", 1), Request(CANCEL, "r2")])
+    assert [r.answer["code"] for r in history] == [201, 409, 409] and check_with_cancels(
+        [history[:2], history[2:]], BEFORE, state.status()).ok
+    freed = history[2]._replace(answer={"code": 200, "status": "cancelled", "reserved": 3, "replayed": False,
+                                        "seats": 1})
+    result = check_with_cancels([history[:2], [freed]], BEFORE)
+    assert not result.ok and result.problem.key == "checker.cancel_of_rejected"
+    assert result.problem.values == {"rid": "r2"} and "409" in describe(result.problem, "es")
+
+
+def test_a_rejection_within_the_limit_and_the_room_is_named_with_what_the_person_could_hold() -> None:
+    """p0 holds 1 seat (a accepted) and asks for 1 more with room left: rejecting it breaks no limit of 2. The
+    problem says so (the counter in its own answer, what p0 could hold at most); a rejection for lack of room, or
+    with an unanswered reservation of p0 that may hold the seats, is left to the search."""
+    accepted = Request(RESERVE, "a", 1, {"code": 201, "status": "accepted", "reserved": 1, "replayed": False,
+                                         "seats": 1}, person="p0")
+    refused = Request(RESERVE, "b", 1, {"code": 409, "status": "rejected", "reserved": 1, "replayed": False,
+                                        "seats": 1}, person="p0")
+    result = check_with_cancels([[accepted], [refused]], BEFORE, None, per_person=2)
+    assert not result.ok and result.problem.key == "checker.rejected_within_limit"
+    assert {k: v for k, v in result.problem.values.items() if k != "seats"} == {
+        "rid": "b", "person": "p0", "reserved": 1, "held": 1, "limit": 2}
+    assert "1 Platz" in describe(result.problem, "de")
+    unanswered = Request(RESERVE, "c", 1, None, person="p0")  # may have taken p0's second seat first
+    maybe = check_with_cancels([[accepted], [unanswered, refused]], BEFORE, None, per_person=2)
+    assert maybe.ok or maybe.problem.key != "checker.rejected_within_limit"
+    no_room = Request(RESERVE, "b", 1, {"code": 409, "status": "rejected", "reserved": 4, "replayed": False,
+                                        "seats": 1}, person="p0")
+    fill = [Request(RESERVE, "x", 2, {"code": 201, "status": "accepted", "reserved": 3, "replayed": False,
+                                      "seats": 2}, person="p1"),
+            Request(RESERVE, "y", 1, {"code": 201, "status": "accepted", "reserved": 4, "replayed": False,
+                                      "seats": 1}, person="p2")]
+    assert check_with_cancels([[accepted], fill[:1], fill[1:], [no_room]], BEFORE, None, per_person=2).ok
 
 
 # Generated histories ---------------------------------------------------------------------------------------------

@@ -178,7 +178,7 @@ def test_every_template_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
 
 SEARCH_TEMPLATES = {"checker.decided_again", "checker.cancelled_twice", "checker.counter_out_of_range",
                     "checker.no_order_for", "checker.no_order_durable", "checker.kind_reserve", "checker.kind_cancel",
-                    "checker.over_person_limit"}
+                    "checker.over_person_limit", "checker.cancel_of_rejected", "checker.rejected_within_limit"}
 # check_with_cancels' problems (domain/checker/search.py): reached by tests/domain/test_checker_search.py
 
 

@@ -169,6 +169,8 @@ def test_a_worker_that_does_not_build_is_a_failed_grade_with_a_sentence(tmp_path
     grade = grader.grade(exercise("guard"), exercise("guard").solution().replace("reserve(requestId", "reserve(("))
     assert grade.failure is not None and grade.failure.kind == "does_not_start"
     assert grader.server is None
+    reason = str(grade.failure.message.values["reason"])
+    assert "reserve((" in reason or "src/index.js:" in reason, reason  # the build error itself, not only "see why:"
 
 
 def test_a_failed_check_changes_nothing_and_its_retry_decides_anew(grader: Grader) -> None:

@@ -112,6 +112,9 @@ SEARCHES = {"reservations": (workloads, large_workloads, FINAL),
             "transfers": (transfer_workloads, large_transfer_workloads, FINAL_TRANSFERS)}
 
 
+REFUSAL_LINES = 12  # of why a Worker did not start: the sentence and the build error's lines from the log
+
+
 @dataclass
 class Grade:
     """A grade: passed, or the smallest failing trial found; how much the Worker survived on the way."""
@@ -290,7 +293,8 @@ class Grader:
             self.serve(source)
         except LabError as error:
             self.close()
-            reason = error.localized(self.ctx.language).splitlines()[0]
+            lines = error.localized(self.ctx.language).splitlines()  # the sentence, then the log's last lines
+            reason = "\n".join(lines[:REFUSAL_LINES])
             grade.refused = Failure("does_not_start", Message("exercises.class_does_not_start", {"reason": reason}), 0)
             return False
         return True

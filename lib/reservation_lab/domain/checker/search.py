@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from reservation_lab.domain.checker.history import HTTP_FOR
-from reservation_lab.i18n import Message
+from reservation_lab.i18n import Message, plural
 
 RESERVE, CANCEL = "reserve", "cancel"
 CANCELLED = "cancelled"
@@ -181,7 +181,8 @@ def check_with_cancels(rounds: Sequence[Sequence[Request]], before: Mapping[str,
     no state can give, else the first request the deepest partial order could not place.
     """
     start = Workshop(int(before["capacity"]), int(before["reserved"]), per_person=per_person)
-    impossible = _impossible_answer(rounds, start.capacity) or _over_the_limit(rounds, per_person)
+    impossible = (_impossible_answer(rounds, start.capacity) or _over_the_limit(rounds, per_person)
+                  or _cancel_of_a_rejected(rounds) or _rejected_within_limit(rounds, start.capacity, per_person))
     if impossible is not None:
         return SearchResult(False, problem=impossible)
     search = _Search(rounds, after)
@@ -234,6 +235,49 @@ def _over_the_limit(rounds: Sequence[Sequence[Request]], per_person: int | None)
         if sum(seats.values()) > per_person:
             return Message("checker.over_person_limit", {"person": person, "seats": sum(seats.values()),
                                                          "rids": ", ".join(seats), "limit": per_person})
+    return None
+
+
+def _cancel_of_a_rejected(rounds: Sequence[Sequence[Request]]) -> Message | None:
+    """A cancel answered 200 for a requestId whose every reserve was answered and none accepted: a rejected
+    reservation holds no seats, so no state frees them (the request to name, where the search could only name the
+    first one it could not place)."""
+    requests = [r for round_ in rounds for r in round_]
+    reserves: dict[str, list[Request]] = {}
+    for request in requests:
+        if request.kind == RESERVE:
+            reserves.setdefault(request.request_id, []).append(request)
+    for request in requests:
+        mine = reserves.get(request.request_id, [])
+        if (request.kind == CANCEL and request.answer and request.answer.get("code") == 200 and mine
+                and all(r.answer and r.answer.get("status") == "rejected" for r in mine)):
+            return Message("checker.cancel_of_rejected", {"rid": request.request_id})
+    return None
+
+
+def _rejected_within_limit(rounds: Sequence[Sequence[Request]], capacity: int,
+                           per_person: int | None) -> Message | None:
+    """A reservation rejected although it fitted the workshop (its own answer's counter plus its seats) and its
+    person could not have held more than the limit allows with it: the most they could hold is every other
+    reservation of theirs that was accepted or got no answer (a rejected one holds nothing; a cancel only frees)."""
+    if per_person is None:
+        return None
+    requests = [r for round_ in rounds for r in round_ if r.kind == RESERVE]
+    for request in requests:
+        seen = request.answer
+        if (not seen or seen.get("status") != "rejected" or seen.get("replayed")
+                or type(seen.get("reserved")) is not int or seen["reserved"] + request.seats > capacity):
+            continue
+        could_hold: dict[str, int] = {}  # per requestId the most seats it can hold (a replay's seats may differ)
+        for other in requests:
+            if (other.person == request.person and other.request_id != request.request_id
+                    and (other.answer is None or other.answer.get("status") == "accepted")):
+                seats = (other.answer or {}).get("seats", other.seats)
+                could_hold[other.request_id] = max(could_hold.get(other.request_id, 0), int(seats))
+        if sum(could_hold.values()) + request.seats <= per_person:
+            return Message("checker.rejected_within_limit", {
+                "rid": request.request_id, "person": request.person, "seats": plural("checker.seats", request.seats),
+                "reserved": seen["reserved"], "held": sum(could_hold.values()), "limit": per_person})
     return None
 
 
