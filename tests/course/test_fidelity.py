@@ -94,16 +94,12 @@ def _words(text: str) -> str:
 
 def _notebook_text(language: str) -> str:
     """Every source line and stored output of the language's lab notebook, whitespace folded."""
-    import json
+    import nbformat
 
-    notebook = json.loads((NOTEBOOKS_DIR / language / "concurrent-reservations.ipynb").read_text())
-    parts = []
-    for cell in notebook["cells"]:
-        parts.append("".join(cell["source"]))
-        for output in cell.get("outputs", []):
-            parts.append("".join(output.get("text", "")))
-            parts.extend("".join(v) for v in output.get("data", {}).values() if isinstance(v, (str, list)))
-    return _words("\n".join(parts))
+    from tests.support import output_text
+
+    notebook = nbformat.read(NOTEBOOKS_DIR / language / "concurrent-reservations.ipynb", as_version=4)
+    return _words("\n".join(f"{cell.source}\n{output_text(cell)}" for cell in notebook.cells))
 
 
 def _said_in(quote: str, sources: list[str]) -> bool:

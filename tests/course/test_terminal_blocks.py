@@ -31,8 +31,12 @@ from reservation_lab.runtime.waiting import wait_until
 BLOCKS = sorted(path.stem for path in (SOURCE_DIR / "terminal").glob("*.sh"))
 
 
-def bash(folder: Path, script: str, env: dict[str, str], timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", script], cwd=folder,
+def bash(folder: Path, script: str, env: dict[str, str], timeout: float = 240,
+         pasted: bool = False) -> subprocess.CompletedProcess[str]:
+    """`script` run by bash in `folder`: with -e and pipefail, or (`pasted`) as a learner's interactive shell runs a
+    block pasted into it, going on after a failed line."""
+    strict = [] if pasted else ["-e", "-o", "pipefail"]
+    return subprocess.run(["bash", "--noprofile", "--norc", *strict, "-c", script], cwd=folder,
                           env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
 
 
@@ -188,8 +192,7 @@ def test_pasted_into_a_shell_the_login_and_delete_blocks_stop_outside_a_run_fold
         (root / "wrangler.cleanup.jsonc").write_text('{"name": "mine"}\n')
     env, calls = _recording_npx(tmp_path)
     for block in ("step7", "step1-login", "step7"):  # step 7 before step 1: no account ID yet, nothing deployed
-        subprocess.run(["bash", "--noprofile", "--norc", "-c", terminal_block(block)], cwd=root, env=env,
-                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+        bash(root, terminal_block(block), env, timeout=60, pasted=True)
     config = json.loads(re.sub(r"^\s*//.*$", "", (root / "wrangler.jsonc").read_text(), flags=re.M))
     commands = calls.read_text().splitlines()
     is_run = folder == "labex-c10-o03-0123456789ab"
@@ -210,8 +213,7 @@ def test_pasted_into_a_shell_the_cloud_burst_block_stops_without_a_workers_dev_u
     earlier.write_text('{"status": "accepted"}\n')
     env, calls = _recording_npx(tmp_path)
     for block in ("step5", "step6"):
-        done = subprocess.run(["bash", "--noprofile", "--norc", "-c", terminal_block(block)], cwd=run.root, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+        done = bash(run.root, terminal_block(block), env, timeout=60, pasted=True)
         assert done.returncode != 0 and "verify" not in done.stdout + done.stderr, block
     assert calls.read_text().splitlines() == ["wrangler deploy", "wrangler deploy"]
     assert earlier.exists() and not (run.root / "cloud-response-2.json").exists()

@@ -71,11 +71,14 @@ def check_run_name(name: str) -> str:
 
 
 def _named(name: str, account_id: str | None, settings: dict[str, Any]) -> dict[str, Any]:
-    """name first, then account_id (only when given), then the settings in their order."""
-    config: dict[str, Any] = {"name": check_run_name(name)}
+    """The seed's order: the editor's `$schema` line (when the settings have one), name, account_id (only when
+    given), then the other settings in their order; a name or account ID in `settings` is replaced."""
+    rest = {key: value for key, value in settings.items() if key not in ("$schema", "name", "account_id")}
+    config: dict[str, Any] = {"$schema": settings["$schema"]} if settings.get("$schema") else {}
+    config["name"] = check_run_name(name)
     if account_id:
         config["account_id"] = account_id
-    config.update(settings)
+    config.update(rest)
     return config
 
 
@@ -83,14 +86,7 @@ def wrangler_config(name: str, account_id: str | None = None, text: str | None =
     """The lab's wrangler.jsonc content for Worker `name`: the template (or `text`, a learner's edit of it)
     with this name (and account)."""
     settings = worker_template() if text is None else parse_jsonc(text, "wrangler.jsonc")
-    schema = settings.pop("$schema", None)  # the editor's schema line stays first, as in the seed
-    settings.pop("name", None)
-    settings.pop("account_id", None)
-    return _with_schema(schema, _named(name, account_id, settings))
-
-
-def _with_schema(schema: str | None, config: dict[str, Any]) -> dict[str, Any]:
-    return {"$schema": schema, **config} if schema else config
+    return _named(name, account_id, settings)
 
 
 def parse_jsonc(text: str, label: str) -> dict[str, Any]:
@@ -125,17 +121,18 @@ def cleanup_config(name: str, account_id: str | None = None) -> dict:
     """The tombstone config: the stateless cleanup entry and the class namespace marked deleted."""
     template = worker_template()
     export = template["exports"][CLASS_NAME]
-    return _with_schema(template.get("$schema"), _named(
+    return _named(
         name,
         account_id,
         {
+            "$schema": template.get("$schema"),
             "main": "src/cleanup.js",
             "compatibility_date": template["compatibility_date"],
             "workers_dev": template["workers_dev"],
             "preview_urls": template["preview_urls"],
             "exports": {CLASS_NAME: {"type": export["type"], "state": "deleted"}},
         },
-    ))
+    )
 
 
 def _write_jsonc(path: Path, config: dict) -> Path:
@@ -156,10 +153,7 @@ def cleanup_config_text() -> str:
 def write_cleanup_config_text(run: RunPaths, text: str, account_id: str | None = None) -> Path:
     """Write wrangler.cleanup.jsonc from a cell's text, with this run's name (and account)."""
     settings = parse_jsonc(text, "wrangler.cleanup.jsonc")
-    for key in ("name", "account_id"):
-        settings.pop(key, None)
-    schema = settings.pop("$schema", None)
-    return _write_jsonc(run.cleanup_config, _with_schema(schema, _named(run.name, account_id, settings)))
+    return _write_jsonc(run.cleanup_config, _named(run.name, account_id, settings))
 
 
 def write_cleanup_config(run: RunPaths, account_id: str | None = None) -> Path:

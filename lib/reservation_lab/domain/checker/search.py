@@ -274,10 +274,11 @@ def _rejected_within_limit(rounds: Sequence[Sequence[Request]], capacity: int,
                     and (other.answer is None or other.answer.get("status") == "accepted")):
                 seats = (other.answer or {}).get("seats", other.seats)
                 could_hold[other.request_id] = max(could_hold.get(other.request_id, 0), int(seats))
-        if sum(could_hold.values()) + request.seats <= per_person:
+        held = sum(could_hold.values())
+        if held + request.seats <= per_person:
             return Message("checker.rejected_within_limit", {
                 "rid": request.request_id, "person": request.person, "seats": plural("checker.seats", request.seats),
-                "reserved": seen["reserved"], "held": sum(could_hold.values()), "limit": per_person})
+                "reserved": seen["reserved"], "held": held, "limit": per_person})
     return None
 
 
